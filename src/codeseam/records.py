@@ -1,0 +1,124 @@
+"""The records that flow between pipeline stages.
+
+All are frozen dataclasses: a stage returns new records, it never mutates what it was given.
+Line numbers are 1-based and inclusive, counted on ``\\n`` only (tree-sitter rows).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+# Chunk kinds. ``window`` is a line/byte window (baseline chunker, or fallback for files
+# without a usable grammar).
+KINDS = ("function", "class", "method", "header", "module", "section", "window")
+
+
+def content_hash(*parts: str) -> str:
+    """A short stable hash of text parts (sha256, 32 hex chars)."""
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part.encode("utf-8", "surrogatepass"))
+        h.update(b"\0")
+    return h.hexdigest()[:32]
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """A file that discovery decided to index."""
+
+    path: str  # repo-relative, forward slashes, no leading ./
+    abs_path: str
+    language: str | None  # tree-sitter grammar name, or None when no grammar applies
+    size: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class Skip:
+    """A file that was not indexed, and why. ``reason`` is a short stable code
+    (``binary``, ``too-large``, ``symlink-escape``, ``lockfile``, ``minified``,
+    ``unreadable``, ``vanished``, ``ignored`` ...); ``detail`` is for humans."""
+
+    path: str
+    reason: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One unit of code: what is stored, embedded, searched and cited.
+
+    ``text`` is the clean source of lines ``start_line..end_line`` (what reaches the LLM and
+    the citation). ``indexed_text`` is ``text`` with a header (path, symbol path, parent,
+    language, the file's imports, identifier splits): the field that is embedded and
+    BM25-indexed. ``hash`` is derived from both and recomputed by ``dataclasses.replace``.
+    """
+
+    path: str
+    language: str
+    symbol: str
+    parent: str
+    kind: str
+    start_line: int
+    end_line: int
+    text: str
+    indexed_text: str
+    hash: str = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "hash", content_hash(self.text, self.indexed_text))
+
+    @property
+    def nbytes(self) -> int:
+        return len(self.text.encode("utf-8", "surrogatepass"))
+
+
+@dataclass(frozen=True, slots=True)
+class Redaction:
+    """One secret found by the scrubber. Never carries the secret itself."""
+
+    line: int  # 1-based line within the scanned text
+    kind: str  # rule name: openai-key, github-token, email, ...
+    preview: str  # masked preview, safe to print
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One search result."""
+
+    repo: str
+    path: str
+    symbol: str
+    kind: str
+    language: str
+    start_line: int
+    end_line: int
+    score: float
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    query: str
+    weak: bool  # best dense similarity below the calibrated threshold
+    hits: tuple[Hit, ...]
+    best_similarity: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    n: int
+    path: str
+    start_line: int
+    end_line: int
+    symbol: str
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    question: str
+    answer: str
+    citations: tuple[Citation, ...]
+    weak: bool
+    notes: tuple[str, ...] = ()

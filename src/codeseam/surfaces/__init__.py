@@ -1,0 +1,1 @@
+"""Thin skins over the library: the CLI, the MCP server and the HTTP API."""
