@@ -7,6 +7,10 @@ against this server on 127.0.0.1. It implements:
   scripted reply is a ``Reply``: content text, an HTTP status, a delay (to force client
   timeouts) or a malformed body. With ``"stream": true`` the content is sent as
   server-sent events in several ``delta`` pieces, ending with ``data: [DONE]``.
+  More behaviours: ``error`` (the message of a non-200 reply), ``headers`` (extra response
+  headers, e.g. ``Retry-After``), ``drop`` (close the connection without answering),
+  ``cut_after`` (stream that many pieces, then close without finishing) and ``raw_stream``
+  (a raw ``text/event-stream`` body, for malformed events).
   When the queue is empty, ``default`` is used (or a 500 when there is none).
 - ``POST /v1/embeddings``: deterministic vectors derived from the input text (a hashed
   bag of words, so that similar texts get similar vectors), with ``dim`` dimensions.
@@ -21,6 +25,7 @@ import hashlib
 import json
 import math
 import re
+import socket
 import threading
 import time
 from collections import deque
@@ -36,6 +41,11 @@ class Reply:
     delay: float = 0.0  # seconds to wait before answering (timeouts)
     raw: str | None = None  # a raw body to send instead of a proper completion (malformed)
     chunks: int = 4  # pieces when streamed
+    error: str | None = None  # message of a non-200 reply (default "scripted status N")
+    headers: dict = field(default_factory=dict)  # extra response headers (Retry-After, ...)
+    drop: bool = False  # close the connection without sending any response
+    cut_after: int | None = None  # streamed: close after this many pieces, no finish, no [DONE]
+    raw_stream: str | None = None  # streamed: send this raw text/event-stream body instead
 
 
 @dataclass
@@ -45,6 +55,7 @@ class FakeOpenAI:
     replies: deque = field(default_factory=deque)
     requests: list = field(default_factory=list)
     embedding_status: int = 200
+    models_status: int = 200  # status of GET /v1/models (401, 404, 500 ... for probes)
     _server: ThreadingHTTPServer | None = None
     _thread: threading.Thread | None = None
 
@@ -74,7 +85,9 @@ class FakeOpenAI:
                 pass
 
             def do_GET(self) -> None:
-                if self.path.rstrip("/").endswith("/models"):
+                if self.path.rstrip("/").endswith("/models") and owner.models_status != 200:
+                    self._json(owner.models_status, {"error": {"message": f"scripted status {owner.models_status}"}})
+                elif self.path.rstrip("/").endswith("/models"):
                     self._json(200, {"object": "list", "data": [{"id": "fake-model", "object": "model"}]})
                 else:
                     self._json(404, {"error": {"message": "not found"}})
@@ -95,10 +108,12 @@ class FakeOpenAI:
                     self._json(404, {"error": {"message": "not found"}})
 
             # ---------------------------------------------------------------------
-            def _json(self, status: int, obj: Any) -> None:
+            def _json(self, status: int, obj: Any, headers: dict | None = None) -> None:
                 data = json.dumps(obj).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
+                for name, value in (headers or {}).items():
+                    self.send_header(name, str(value))
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
@@ -124,8 +139,13 @@ class FakeOpenAI:
                     return
                 if reply.delay:
                     time.sleep(reply.delay)
+                if reply.drop:
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
                 if reply.status != 200:
-                    self._json(reply.status, {"error": {"message": f"scripted status {reply.status}"}})
+                    message = reply.error if reply.error is not None else f"scripted status {reply.status}"
+                    self._json(reply.status, {"error": {"message": message}}, reply.headers)
                     return
                 if reply.raw is not None:
                     data = reply.raw.encode()
@@ -134,6 +154,9 @@ class FakeOpenAI:
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
                     self.wfile.write(data)
+                    return
+                if body.get("stream") and reply.raw_stream is not None:
+                    self._raw_stream(reply.raw_stream)
                     return
                 if body.get("stream"):
                     self._stream(reply)
@@ -153,7 +176,10 @@ class FakeOpenAI:
                 text = reply.content
                 n = max(1, reply.chunks)
                 step = max(1, math.ceil(len(text) / n))
-                for i in range(0, len(text) or 1, step):
+                for count, i in enumerate(range(0, len(text) or 1, step)):
+                    if reply.cut_after is not None and count >= reply.cut_after:
+                        self.close_connection = True
+                        return
                     piece = text[i:i + step]
                     event = {"id": "chatcmpl-fake", "object": "chat.completion.chunk",
                              "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
@@ -165,9 +191,19 @@ class FakeOpenAI:
                 self.wfile.flush()
                 self.close_connection = True
 
+            def _raw_stream(self, raw: str) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.wfile.write(raw.encode())
+                self.wfile.flush()
+                self.close_connection = True
+
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        daemon=True)  # short poll: fast shutdown between tests
         self._thread.start()
         return self
 
