@@ -1,0 +1,172 @@
+"""Reading one file: a cheap sniff for discovery, and ``read_text`` for the pipeline.
+
+Decoding policy (``decode_bytes``), first match wins, and it never fails:
+
+1. a UTF-8 BOM → ``utf-8-sig``; a UTF-32 or UTF-16 BOM → that codec (bad units replaced);
+2. valid UTF-8 → as is;
+3. a PEP 263 coding cookie on line 1 or 2 (``# -*- coding: latin-1 -*-``), if it names a
+   text codec that decodes the bytes;
+4. cp1252, and where cp1252 leaves a byte undefined, latin-1 (defined for every byte).
+
+Line ends are kept as they are (CRLF stays, form feeds stay); line numbers count ``\\n``.
+"""
+
+from __future__ import annotations
+
+import codecs
+import errno
+import hashlib
+import os
+import re
+import stat
+from pathlib import Path
+
+from ..errors import FileSkipped
+from . import rules
+
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+
+
+def file_hash(data: bytes) -> str:
+    """sha256 of the raw bytes, 32 hex chars (the same length as ``records.content_hash``)."""
+    return hashlib.sha256(data).hexdigest()[:32]
+
+
+def _cookie_codec(data: bytes) -> str | None:
+    for line in data.split(b"\n", 2)[:2]:
+        match = _COOKIE.match(line)
+        if match:
+            try:
+                info = codecs.lookup(match.group(1).decode("ascii"))
+            except (LookupError, UnicodeDecodeError):
+                return None
+            return info.name if getattr(info, "_is_text_encoding", True) else None
+    return None
+
+
+def decode_bytes(data: bytes) -> tuple[str, str]:
+    """Decode raw file bytes by the policy above. Returns ``(text, codec name)``."""
+    if data.startswith(codecs.BOM_UTF8):
+        try:
+            return data.decode("utf-8-sig"), "utf-8-sig"
+        except UnicodeDecodeError:
+            return _decode_legacy(data[3:])
+    wide = rules.wide_bom_codec(data)
+    if wide is not None:
+        return data.decode(wide, errors="replace"), wide
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        return _decode_legacy(data)
+
+
+def _decode_legacy(data: bytes) -> tuple[str, str]:
+    """Steps 3 and 4 of the policy: a coding cookie, then cp1252, then latin-1."""
+    cookie = _cookie_codec(data)
+    if cookie is not None:
+        try:
+            return data.decode(cookie), cookie
+        except (UnicodeDecodeError, LookupError, TypeError, ValueError):
+            pass
+    try:
+        return data.decode("cp1252"), "cp1252"
+    except UnicodeDecodeError:
+        return data.decode("latin-1"), "latin-1"
+
+
+def _skip_for_oserror(path: str, exc: OSError) -> FileSkipped:
+    if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+        return FileSkipped(path, rules.VANISHED, "deleted since it was listed")
+    if exc.errno == errno.ELOOP:
+        return FileSkipped(path, rules.NOT_A_FILE, "is a symlink: read its resolved target")
+    if exc.errno in (errno.ENXIO, errno.EOPNOTSUPP):
+        return FileSkipped(path, rules.NOT_A_FILE, exc.strerror or "not a regular file")
+    return FileSkipped(path, rules.UNREADABLE, exc.strerror or str(exc))
+
+
+def _open_regular(path: str) -> tuple[int, os.stat_result]:
+    """Open without following a final symlink and without blocking on a FIFO; the fd is a
+    regular file or FileSkipped is raised (and nothing is left open)."""
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError as exc:
+        raise _skip_for_oserror(path, exc) from None
+    try:
+        st = os.fstat(fd)
+    except OSError as exc:
+        os.close(fd)
+        raise _skip_for_oserror(path, exc) from None
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise FileSkipped(path, rules.NOT_A_FILE, "not a regular file")
+    return fd, st
+
+
+def read_text(abs_path: str | Path, *, max_file_bytes: int | None = None) -> tuple[str, str]:
+    """Read and decode one file: ``(text, file_hash)``, both from the same bytes.
+
+    One open and one read, so a file changed after listing is read consistently in its new
+    state. ``max_file_bytes=None`` means no limit. The final path component must not be a
+    symlink (``discover`` hands out resolved paths); a FIFO never blocks.
+
+    Raises FileSkipped with reason ``vanished``, ``unreadable``, ``binary`` (a NUL character
+    after decoding), ``too-large`` (grew past the limit) or ``not-a-file``.
+    """
+    path = os.fspath(abs_path)
+    fd, st = _open_regular(path)
+    with os.fdopen(fd, "rb") as fh:
+        if max_file_bytes is not None and st.st_size > max_file_bytes:
+            raise FileSkipped(path, rules.TOO_LARGE, f"{st.st_size} bytes > {max_file_bytes}")
+        try:
+            data = fh.read() if max_file_bytes is None else fh.read(max_file_bytes + 1)
+        except OSError as exc:
+            raise _skip_for_oserror(path, exc) from None
+    if max_file_bytes is not None and len(data) > max_file_bytes:
+        raise FileSkipped(path, rules.TOO_LARGE, f"grew past {max_file_bytes} bytes")
+    text, codec = decode_bytes(data)
+    if "\0" in text:
+        raise FileSkipped(path, rules.BINARY, f"NUL character after decoding as {codec}")
+    return text, file_hash(data)
+
+
+def file_signature(abs_path: str | Path) -> tuple[int, int]:
+    """``(size, mtime_ns)`` from one stat (following symlinks): the cheap unchanged check."""
+    path = os.fspath(abs_path)
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise _skip_for_oserror(path, exc) from None
+    return st.st_size, st.st_mtime_ns
+
+
+def sniff(abs_path: str, size: int) -> tuple[str, str] | None:
+    """Discovery's content check: ``(reason, detail)`` for a binary or minified file, an
+    unreadable or vanished one; None when the file looks like text worth indexing.
+
+    Reads the first 8 KiB; only a head with few newlines makes it read on to 64 KiB.
+    """
+    try:
+        fd, _ = _open_regular(abs_path)
+    except FileSkipped as skip:
+        return skip.reason, skip.detail
+    try:
+        head = os.read(fd, rules.SNIFF_BYTES)
+        if rules.looks_binary(head):
+            return rules.BINARY, "NUL byte in the first 8 KiB"
+        if size < rules.MINIFIED_MIN_SAMPLE:
+            return None
+        if rules.newline_count_clears_minified(head.count(b"\n")):
+            return None
+        sample = head
+        if len(head) == rules.SNIFF_BYTES:
+            sample += os.read(fd, rules.MINIFIED_SAMPLE_BYTES - len(head))
+        if rules.looks_minified(sample):
+            avg = len(sample) // max(1, sample.count(b"\n"))
+            return rules.MINIFIED, f"average line of {avg} bytes over the first {len(sample)} bytes"
+        return None
+    except OSError as exc:
+        skip = _skip_for_oserror(abs_path, exc)
+        return skip.reason, skip.detail
+    finally:
+        os.close(fd)
