@@ -46,13 +46,15 @@ class Embedder(Protocol):
 def l2_normalise(vectors: np.ndarray) -> np.ndarray:
     """Rows scaled to unit length, as float32. The only normalisation in codeseam.
 
-    A zero row (an empty text under the fake embedder) stays zero rather than NaN.
+    A row without direction (zero, e.g. an empty text under the fake embedder, or a norm
+    below 1e-12) becomes all zeros rather than NaN.
     """
     out = np.asarray(vectors, dtype=np.float32)
     if out.ndim == 1:
         return l2_normalise(out[None, :])[0]
     norms = np.linalg.norm(out, axis=1, keepdims=True)
-    return (out / np.maximum(norms, np.float32(1e-12))).astype(np.float32, copy=False)
+    norms = np.where(norms > 1e-12, norms, np.float32(np.inf))
+    return (out / norms).astype(np.float32, copy=False)
 
 
 def rough_token_count(text: str) -> int:

@@ -35,7 +35,7 @@ DOCUMENT_ENGINE = "onnx"  # measured faster on 2 threads: bench/results/embed.md
 QUERY_ENGINE = "onnx"
 
 Encoder = Callable[[list[str]], np.ndarray]
-_ONNX: dict[tuple[str, int], Any] = {}  # one onnxruntime session per file and thread count
+_ONNX: dict[tuple[str, int, bool], Any] = {}  # one onnxruntime session per file and thread count
 _TOKENIZERS: dict[str, Any] = {}
 _LOCK = threading.Lock()
 
@@ -59,13 +59,15 @@ class BundledEmbedder(BaseEmbedder):
     max_tokens = MAX_SEQ - 2
 
     def __init__(self, cache_root: Path, *, threads: int = 0, batch_size: int = 32,
-                 document_engine: str = DOCUMENT_ENGINE, query_engine: str = QUERY_ENGINE) -> None:
+                 document_engine: str = DOCUMENT_ENGINE, query_engine: str = QUERY_ENGINE,
+                 onnx_spinning: bool = False) -> None:
         super().__init__()
         for engine in (document_engine, query_engine):
             if engine not in ENGINES:
                 raise EmbeddingError(f"unknown engine {engine!r}; expected one of {ENGINES}")
         self.cache_root = Path(cache_root)
         self.threads = threads
+        self.onnx_spinning = onnx_spinning  # see OnnxEncoder; kept off (bench/results/embed.md)
         self.batch_size = batch_size
         self.engines = {"document": document_engine, "query": query_engine}
         self.model_dir = bundled_model_dir()
@@ -140,11 +142,12 @@ class BundledEmbedder(BaseEmbedder):
     def _load_onnx(self, path: Path) -> Any:
         from .onnx_cache import OnnxEncoder
 
-        key = (str(path), self.threads)
+        key = (str(path), self.threads, self.onnx_spinning)
         tok = self._tokenizer()
         with _LOCK:
             if key not in _ONNX:
-                _ONNX[key] = OnnxEncoder(path, tok, threads=self.threads)
+                _ONNX[key] = OnnxEncoder(path, tok, threads=self.threads,
+                                         spinning=self.onnx_spinning)
         return _ONNX[key]
 
     def _fall_back(self, reason: str) -> None:

@@ -217,7 +217,10 @@ def _verify(model: Any, onnx_path: Path, model_dir: Path, threads: int) -> float
 class OnnxEncoder:
     """Raw sentence vectors from an exported model with onnxruntime (no torch)."""
 
-    def __init__(self, onnx_path: Path, tokenizer: Any, *, threads: int = 0) -> None:
+    def __init__(self, onnx_path: Path, tokenizer: Any, *, threads: int = 0,
+                 spinning: bool = False) -> None:
+        """``spinning``: let idle worker threads busy-wait. Off by default: on a small shared
+        machine (and next to Milvus Lite while indexing) spinning measured slower."""
         import onnxruntime as ort
 
         from .base import resolve_threads
@@ -225,6 +228,7 @@ class OnnxEncoder:
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = resolve_threads(threads)
         opts.inter_op_num_threads = 1
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "1" if spinning else "0")
         opts.log_severity_level = 3
         self.path = Path(onnx_path)
         self.session = ort.InferenceSession(str(onnx_path), opts, providers=["CPUExecutionProvider"])
