@@ -1,0 +1,67 @@
+"""Vocabularies the scrub rules use: data, kept apart from the code that reads it.
+
+Change these to tune precision; every change is measured by the labelled corpus test
+(tests/test_scrub_corpus.py) and the stdlib sweep (bench/bench_scrub.py).
+"""
+
+from __future__ import annotations
+
+# Placeholder vocabulary: a value containing one of these is a stand-in, not a secret.
+PLACEHOLDER_WORDS = (
+    "your-", "your_", "yourapi", "yoursecret", "yourtoken", "yourpassword", "change-me",
+    "change_me", "changeme", "changeit", "replace-me", "replace_me", "replaceme",
+    "example", "placeholder", "dummy", "redacted", "xxxx", "***", "...", "\u2026",
+    "<", ">", "{{", "}}", "-here", "_here",
+)
+# Whole values that carry no secret (compared lower-cased).
+NON_VALUES = frozenset({
+    "", "none", "null", "nil", "true", "false", "yes", "no", "on", "off", "undefined",
+    "xxx", "secret", "password", "token", "changeme", "todo", "tbd", "fixme", "n/a",
+})
+# A value made only of these words (split on _ - . space) names a field, it is not one:
+# PASSWORD_FIELD = 'password', TOKEN_PARAM = "access_token", HEADER = "x-api-key".
+FIELD_WORDS = frozenset({
+    "password", "passwd", "pass", "pwd", "passphrase", "secret", "secrets", "token",
+    "tokens", "key", "keys", "api", "apikey", "access", "auth", "authorization", "private",
+    "client", "id", "refresh", "bearer", "session", "x", "header", "field", "name",
+    "credential", "credentials", "user", "username", "login", "new", "old", "confirm",
+    "current", "value", "input", "param", "env", "var", "my", "db", "app",
+})
+# Bare values after ``NAME:`` that are type names (``SECRET: string``), not literals.
+TYPE_WORDS = frozenset({
+    "str", "string", "bytes", "int", "integer", "number", "float", "bool", "boolean",
+    "any", "unknown", "object", "text", "char", "varchar", "secretstr", "optional",
+})
+
+# Final name segments that make a SCREAMING_SNAKE name a secret. ``KEY`` and ``PASS`` are
+# too generic alone (PRIMARY KEY, FIRST_PASS): they need one of their qualifiers before.
+NAME_WORDS = ("PASSWORD", "PASSWD", "PASSPHRASE", "PWD", "SECRET", "TOKEN", "APIKEY",
+              "CREDENTIALS", "CREDENTIAL", "KEY", "KEY_BASE", "PASS")
+KEY_QUALIFIERS = frozenset({
+    "API", "ACCESS", "SECRET", "PRIVATE", "ENCRYPTION", "MASTER", "SIGNING", "SESSION",
+    "AUTH", "CLIENT", "APP", "HMAC", "JWT", "WEBHOOK", "LICENSE", "SERVICE", "ACCOUNT",
+    "CRYPT", "CIPHER", "AES", "SSH", "GPG", "PGP", "STRIPE", "SENDGRID", "MAILGUN",
+})
+PASS_QUALIFIERS = frozenset({
+    "DB", "DATABASE", "SMTP", "MAIL", "EMAIL", "REDIS", "MYSQL", "POSTGRES", "PG", "FTP",
+    "SFTP", "LDAP", "ADMIN", "ROOT", "USER", "PROXY", "SSH", "SQL", "MONGO", "RABBITMQ",
+    "AMQP", "KEYSTORE", "TRUSTSTORE", "BASIC", "HTTP", "AUTH", "APP", "API",
+})
+
+# Email: generic TLDs accepted as-is; any other two-letter TLD is a country code, except
+# source-file extensions that no one uses for mail (``user@module.py``).
+EMAIL_GTLDS = frozenset({
+    "com", "org", "net", "edu", "gov", "mil", "int", "info", "biz", "name", "pro", "io",
+    "ai", "app", "dev", "co", "me", "tech", "cloud", "xyz", "online", "site", "email",
+    "museum", "aero", "coop", "jobs", "mobi", "travel", "asia", "cat", "tel", "post",
+    "company", "systems", "solutions", "services", "network", "digital", "agency",
+    "studio", "software", "global", "group", "team", "works", "zone", "tools", "ltd",
+    "inc", "llc", "gmbh", "shop", "store", "live", "blog", "news", "berlin", "london",
+    "nyc", "paris", "tokyo", "ist", "istanbul", "amsterdam", "consulting", "engineering",
+})
+NOT_CC_TLDS = frozenset({"py", "js", "ts", "go", "rb", "sh", "cs", "hs", "kt", "rs", "md"})
+# RFC 2606 / 6761: documentation and test domains, left alone.
+RESERVED_DOMAINS = ("example.com", "example.org", "example.net", "localhost")
+RESERVED_TLDS = frozenset({"test", "invalid", "example", "localhost"})
+# Local parts that are service logins rather than a person (git@github.com:org/repo).
+SERVICE_LOCALS = frozenset({"git", "hg", "svn"})
