@@ -33,7 +33,8 @@ from ..chunk.languages import language_for, language_label
 from ..errors import ConfigError
 from ..records import Skip, SourceFile
 from . import rules
-from .listing import ExtraIgnores, Listing, git_listing, load_ignore_file, walk_listing
+from .ignore import IgnoreRules
+from .listing import ExtraIgnores, Listing, git_listing, read_ignore_lines, walk_listing
 from .reading import decode_bytes, file_signature, read_text, sniff
 
 __all__ = ["Discovery", "discover", "read_text", "file_signature", "decode_bytes", "rules"]
@@ -170,15 +171,14 @@ def _extra_ignores(root: str, listing: Listing) -> ExtraIgnores | None:
         while parent and parent not in dirs:
             dirs.add(parent)
             parent = parent.rpartition("/")[0]
-    levels = []
-    for rel_dir in sorted(dirs):
+    merged = IgnoreRules()
+    for rel_dir in sorted(dirs, key=lambda d: (d.count("/") + bool(d), d)):  # root first
         prefix = rel_dir + "/" if rel_dir else ""
         abs_file = os.path.join(root, prefix + ".codeseamignore")
         if os.path.isfile(abs_file) and not os.path.islink(abs_file):
-            spec = load_ignore_file(abs_file, listing.warnings, prefix + ".codeseamignore")
-            if spec is not None:
-                levels.append((prefix, spec))
-    return ExtraIgnores(tuple(levels)) if levels else None
+            lines = read_ignore_lines(abs_file, listing.warnings, prefix + ".codeseamignore")
+            merged = merged.extend(lines, prefix)
+    return None if merged.empty else ExtraIgnores(merged)
 
 
 def _list(root: str) -> Listing:

@@ -20,17 +20,14 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import subprocess
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from ..records import Skip
 from . import rules
+from .ignore import IgnoreRules
 
 log = logging.getLogger(__name__)
-
-Levels = tuple[tuple[str, "IgnoreSpec"], ...]  # (directory prefix "" or "a/b/", its patterns)
 
 _GIT_ENV_DROP = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
                  "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_PREFIX")
@@ -48,85 +45,38 @@ class Listing:
 
 # -- ignore files -------------------------------------------------------------------------
 
-class IgnoreSpec:
-    """One ignore file's patterns (pathspec's GitIgnoreSpec), with a prefilter: one combined
-    regex answers "no pattern matches" (the common case) in a single search instead of one
-    search per pattern; only a path that some pattern matches is checked pattern by pattern."""
-
-    def __init__(self, lines: Sequence[str]) -> None:
-        import pathspec
-
-        self.spec = pathspec.GitIgnoreSpec.from_lines(lines)
-        parts = [_NAMED_GROUP.sub("(?:", p.regex.pattern) for p in self.spec.patterns
-                 if p.include is not None and p.regex is not None]
-        try:
-            self._any = re.compile("|".join(f"(?:{p})" for p in parts)) if parts else None
-        except re.error:  # never expected; fall back to the plain spec
-            self._any = _MATCH_ALL
-        self.empty = not parts
-
-    def check(self, path: str) -> bool | None:
-        """True: ignored; False: re-included by a negation; None: no pattern matches."""
-        if self._any is None or self._any.search(path) is None:
-            return None
-        return self.spec.check_file(path).include
-
-
-_NAMED_GROUP = re.compile(r"\(\?P<\w+>")
-_MATCH_ALL = re.compile("")
-
-
-def compile_patterns(lines: Sequence[str]) -> IgnoreSpec:
-    return IgnoreSpec(lines)
-
-
-def load_ignore_file(abs_path: str, warnings: list[str], label: str):
-    """The compiled spec of one ignore file, or None (empty, or unreadable: a warning)."""
+def read_ignore_lines(abs_path: str, warnings: list[str], label: str) -> list[str]:
+    """The lines of one ignore file ([] and a warning when it cannot be read)."""
     try:
         with open(abs_path, "rb") as fh:
             data = fh.read(1 << 20)
     except OSError as exc:
         warnings.append(f"cannot read {label}: {exc.strerror or exc}")
-        return None
-    spec = compile_patterns(data.decode("utf-8", errors="replace").splitlines())
-    return None if spec.empty else spec
-
-
-def match_levels(levels: Levels, rel: str, is_dir: bool) -> bool | None:
-    """Ignored (True), re-included (False) or not matched (None) by the deepest level whose
-    patterns match. A level's patterns apply below its directory, not to the directory."""
-    target = rel + "/" if is_dir else rel
-    for prefix, spec in reversed(levels):
-        if prefix and (target == prefix or not target.startswith(prefix)):
-            continue
-        include = spec.check(target[len(prefix):])
-        if include is not None:
-            return include
-    return None
+        return []
+    return data.decode("utf-8", errors="replace").splitlines()
 
 
 class ExtraIgnores:
     """``.codeseamignore`` rules over a path list from git: a path is excluded when it or
-    any of its parent directories is matched (as the walker would not enter that folder)."""
+    any folder above it is matched (as the walker would not enter that folder)."""
 
-    def __init__(self, levels: Levels) -> None:
-        self.levels = tuple(sorted(levels, key=lambda lv: lv[0].count("/")))
+    def __init__(self, rules_: IgnoreRules) -> None:
+        self.rules = rules_
         self._dirs: dict[str, bool] = {}
 
     def _dir_excluded(self, rel_dir: str) -> bool:
         hit = self._dirs.get(rel_dir)
         if hit is None:
-            parent, _, _ = rel_dir.rpartition("/")
-            hit = (bool(parent) and self._dir_excluded(parent)) or bool(
-                match_levels(self.levels, rel_dir, True))
+            parent = rel_dir.rpartition("/")[0]
+            hit = (bool(parent) and self._dir_excluded(parent)) or self.rules.ignored(rel_dir, True)
             self._dirs[rel_dir] = hit
         return hit
 
     def excluded(self, rel: str) -> bool:
-        parent, _, _ = rel.rpartition("/")
+        parent = rel.rpartition("/")[0]
         if parent and self._dir_excluded(parent):
             return True
-        return bool(match_levels(self.levels, rel, False))
+        return self.rules.ignored(rel, False)
 
 
 # -- git ----------------------------------------------------------------------------------
@@ -199,10 +149,10 @@ def walk_listing(root: str) -> Listing:
     """Walk ``root`` iteratively (os.scandir), honouring nested ignore files; never follows a
     directory symlink (it is listed as a path and classified later)."""
     listing = Listing()
-    defaults: Levels = (("", compile_patterns(rules.DEFAULT_IGNORES)),)
-    stack: list[tuple[str, str, Levels, Levels]] = [("", root, defaults, ())]
+    defaults = IgnoreRules(rules.DEFAULT_IGNORES)
+    stack: list[tuple[str, str, IgnoreRules, IgnoreRules]] = [("", root, defaults, IgnoreRules())]
     while stack:
-        rel_dir, abs_dir, git_lv, extra_lv = stack.pop()
+        rel_dir, abs_dir, git_rules, extra_rules = stack.pop()
         try:
             with os.scandir(abs_dir) as it:
                 entries = list(it)
@@ -217,11 +167,11 @@ def walk_listing(root: str) -> Listing:
         for fname in rules.IGNORE_FILES:
             entry = by_name.get(fname)
             if entry is not None and entry.is_file(follow_symlinks=False):
-                spec = load_ignore_file(entry.path, listing.warnings, rel_dir + fname)
-                if spec is not None and fname == ".gitignore":
-                    git_lv = (*git_lv, (rel_dir, spec))
-                elif spec is not None:
-                    extra_lv = (*extra_lv, (rel_dir, spec))
+                lines = read_ignore_lines(entry.path, listing.warnings, rel_dir + fname)
+                if fname == ".gitignore":
+                    git_rules = git_rules.extend(lines, rel_dir)
+                else:
+                    extra_rules = extra_rules.extend(lines, rel_dir)
         for entry in entries:
             if entry.name in rules.ALWAYS_SKIPPED_NAMES:
                 continue
@@ -230,10 +180,10 @@ def walk_listing(root: str) -> Listing:
                 is_dir = entry.is_dir(follow_symlinks=False)
             except OSError:
                 is_dir = False
-            if match_levels(git_lv, rel, is_dir) or match_levels(extra_lv, rel, is_dir):
+            if git_rules.ignored(rel, is_dir) or extra_rules.ignored(rel, is_dir):
                 listing.ignored += 1
             elif is_dir:
-                stack.append((rel + "/", entry.path, git_lv, extra_lv))
+                stack.append((rel + "/", entry.path, git_rules, extra_rules))
             else:
                 listing.paths.append(rel)
     return listing
