@@ -11,7 +11,8 @@ against this server on 127.0.0.1. It implements:
   headers, e.g. ``Retry-After``), ``drop`` (close the connection without answering),
   ``cut_after`` (stream that many pieces, then close without finishing) and ``raw_stream``
   (a raw ``text/event-stream`` body, for malformed events).
-  When the queue is empty, ``default`` is used (or a 500 when there is none).
+  When the queue is empty, ``responder`` (a function of the request body returning a
+  ``Reply`` or a string) answers if set, else ``default`` (or a 500 when there is none).
 - ``POST /v1/embeddings``: deterministic vectors derived from the input text (a hashed
   bag of words, so that similar texts get similar vectors), with ``dim`` dimensions.
 - ``GET /v1/models``: lists one model.
@@ -52,6 +53,7 @@ class Reply:
 class FakeOpenAI:
     dim: int = 16
     default: Reply | None = None
+    responder: Any = None  # Callable[[dict], Reply | str]: answers when the queue is empty
     replies: deque = field(default_factory=deque)
     requests: list = field(default_factory=list)
     embedding_status: int = 200
@@ -64,6 +66,16 @@ class FakeOpenAI:
         for r in replies:
             self.replies.append(Reply(content=r) if isinstance(r, str) else r)
         return self
+
+    def next_reply(self, body: dict[str, Any]) -> Reply | None:
+        try:
+            return self.replies.popleft()
+        except IndexError:
+            pass
+        if self.responder is not None:
+            r = self.responder(body)
+            return Reply(content=r) if isinstance(r, str) else r
+        return self.default
 
     @property
     def base_url(self) -> str:
@@ -133,7 +145,7 @@ class FakeOpenAI:
                                  "usage": {"prompt_tokens": 0, "total_tokens": 0}})
 
             def _chat(self, body: dict[str, Any]) -> None:
-                reply = owner.replies.popleft() if owner.replies else owner.default
+                reply = owner.next_reply(body)
                 if reply is None:
                     self._json(500, {"error": {"message": "no scripted reply"}})
                     return
