@@ -386,3 +386,13 @@ def test_progress_reports_counts_rate_and_eta(fake_openai, tmp_path):
     assert all(f["eta_s"] is not None and f["eta_s"] >= 0 for _, f in events)
     assert events[-1][1]["eta_s"] == 0.0 and events[-1][1]["described"] == 12
     assert events[-1][1]["per_minute"] > 0
+
+
+def test_the_rate_is_kept_after_each_file_even_without_close(fake_openai, tmp_path, bisect_chunks):
+    fake_openai.responder = describe_all
+    first = _enricher(fake_openai, tmp_path)
+    first.enrich_file("bisect.py", BISECT, bisect_chunks)  # not closed, as after a crash
+    with _enricher(fake_openai, tmp_path) as second:
+        assert second.estimate(3)["basis"] == "measured in earlier runs"
+    first.close()
+    first.close()  # idempotent

@@ -72,10 +72,12 @@ class Enricher:
         self._failures_in_row = 0
         self._open_circuit = False
         self._latency = [0.0, 0]  # seconds, chunks asked (for the rate)
+        self._recorded = [0.0, 0]  # the part of _latency already written to the cache
         self._expect: dict[str, int | None] = {"files": None, "chunks": None}
         self._done = {"files": 0, "chunks": 0}
         self._t0: float | None = None
         self._pool: ThreadPoolExecutor | None = None
+        self._closed = False
 
     # -- construction ------------------------------------------------------------------
     @classmethod
@@ -174,10 +176,11 @@ class Enricher:
                 "language": self.language.code}
 
     def close(self) -> None:
-        with self._lock:
-            seconds, asked = self._latency
-        if asked:
-            self.cache.record_rate(self.model, seconds / asked, asked)
+        """Record the measured rate, close the client and the cache (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._flush_rate()
         if self._pool is not None:
             self._pool.shutdown(wait=True)
         self.client.close()
@@ -333,6 +336,16 @@ class Enricher:
         return out
 
     # -- bookkeeping -------------------------------------------------------------------
+    def _flush_rate(self) -> None:
+        """Write the rate measured since the last flush (after each file and at close, so
+        an estimate profits even from a run that was not closed)."""
+        with self._lock:
+            seconds = self._latency[0] - self._recorded[0]
+            asked = self._latency[1] - self._recorded[1]
+            self._recorded = list(self._latency)
+        if asked > 0:
+            self.cache.record_rate(self.model, seconds / asked, asked)
+
     def _add(self, **counts: int) -> None:
         with self._lock:
             for name, n in counts.items():
@@ -353,6 +366,7 @@ class Enricher:
             self._done["files"] += 1
             self._done["chunks"] += n_chunks
             done, counts = dict(self._done), dict(self._counts)
+        self._flush_rate()
         if self.progress is None:
             return
         elapsed = time.perf_counter() - (self._t0 or time.perf_counter())
