@@ -393,3 +393,26 @@ def test_walker_and_stat_agree_on_a_deep_tree(tmp_path):
     d = discover(tmp_path)
     assert paths(d) == {f"{deep}/leaf.py", "top.py"}
     assert stat.S_ISREG(os.stat(d.files[0].abs_path).st_mode)
+
+
+def test_git_environment_of_a_hook_does_not_leak_in(tmp_path, monkeypatch):
+    """Run from a git hook, GIT_DIR/GIT_INDEX_FILE point at another repository."""
+    other = tmp_path / "other"
+    write(other, {"other.py": "o\n"})
+    git_init(other, commit=True)
+    repo = tmp_path / "repo"
+    write(repo, {".gitignore": "*.tmp\n", "mine.py": "m\n", "x.tmp": "t\n"})
+    git_init(repo, commit=True)
+    monkeypatch.setenv("GIT_DIR", str(other / ".git"))
+    monkeypatch.setenv("GIT_INDEX_FILE", str(other / ".git" / "index"))
+    d = discover(repo)
+    assert d.is_git and paths(d) == {".gitignore", "mine.py"}
+
+
+def test_without_git_a_repository_is_walked_with_a_warning(tmp_path, monkeypatch):
+    write(tmp_path, {".gitignore": "*.tmp\n", "a.py": "a\n", "x.tmp": "t\n"})
+    git_init(tmp_path, commit=True)
+    monkeypatch.setenv("PATH", str(tmp_path / "no-bin"))
+    d = discover(tmp_path)
+    assert not d.is_git and paths(d) == {".gitignore", "a.py"}
+    assert any("git is not available" in w for w in d.warnings)

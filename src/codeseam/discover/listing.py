@@ -65,11 +65,14 @@ class ExtraIgnores:
         self._dirs: dict[str, bool] = {}
 
     def _dir_excluded(self, rel_dir: str) -> bool:
-        hit = self._dirs.get(rel_dir)
-        if hit is None:
-            parent = rel_dir.rpartition("/")[0]
-            hit = (bool(parent) and self._dir_excluded(parent)) or self.rules.ignored(rel_dir, True)
-            self._dirs[rel_dir] = hit
+        chain = []  # rel_dir and its ancestors not judged yet, deepest first (no recursion:
+        while rel_dir and rel_dir not in self._dirs:  # folders can nest thousands deep)
+            chain.append(rel_dir)
+            rel_dir = rel_dir.rpartition("/")[0]
+        hit = self._dirs.get(rel_dir, False)
+        for folder in reversed(chain):
+            hit = hit or self.rules.ignored(folder, True)
+            self._dirs[folder] = hit
         return hit
 
     def excluded(self, rel: str) -> bool:
