@@ -44,6 +44,9 @@ class Rule:
 
 _DOMAIN = r"(?P<domain>[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+)"
 
+# the name rule runs only on texts holding one of these (each name word contains one)
+_MINIMAL_WORDS = tuple(w for w in NAME_WORDS if not any(o != w and o in w for o in NAME_WORDS))
+
 RULES: tuple[Rule, ...] = (
     Rule("private-key", re.compile(r"-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY(?: BLOCK)?-----"),
          shapes.pem_check, needs=("-----BEGIN",)),
@@ -70,7 +73,7 @@ RULES: tuple[Rule, ...] = (
     Rule("secret-assignment",
          re.compile("(?P<word>" + "|".join(sorted(NAME_WORDS, key=len, reverse=True)) + ")"
                     r"[\"'`]?(?P<sp>[ \t]*)(?P<op>:=|\?=|=>|=|:)(?![=:>])"),
-         assignment_check),
+         assignment_check, needs=_MINIMAL_WORDS),
 )
 
 KINDS: tuple[str, ...] = tuple(dict.fromkeys(rule.kind for rule in RULES))
