@@ -416,3 +416,11 @@ def test_without_git_a_repository_is_walked_with_a_warning(tmp_path, monkeypatch
     d = discover(tmp_path)
     assert not d.is_git and paths(d) == {".gitignore", "a.py"}
     assert any("git is not available" in w for w in d.warnings)
+
+
+def test_ignore_patterns_reach_names_with_newlines(tmp_path):
+    write(tmp_path, {".gitignore": "x.py\nsub*/\n", "a\nb/x.py": "x\n", "a\nb/k.py": "k\n",
+                     "sub\ndir/y.py": "y\n"})
+    walked = paths(discover(tmp_path))
+    git_init(tmp_path)
+    assert walked == paths(discover(tmp_path)) == {".gitignore", "a\nb/k.py"}

@@ -49,7 +49,7 @@ class IgnoreRules:
                   if p.include is not None and p.regex is not None]
         self._rules = [_Rule(p) for p in reversed(active)]  # last pattern first
         parts = [_NAMED_GROUP.sub("(?:", p.regex.pattern) for p in active]
-        self._any = re.compile("|".join(f"(?:{p})" for p in parts)) if parts else None
+        self._any = re.compile("|".join(f"(?:{p})" for p in parts), re.DOTALL) if parts else None
 
     @property
     def empty(self) -> bool:
@@ -83,7 +83,8 @@ class _Rule:
     def __init__(self, pattern) -> None:
         text = str(pattern.pattern).rstrip()
         self.include = bool(pattern.include)
-        self.regex: re.Pattern[str] = pattern.regex
+        # DOTALL: a name may hold a newline, and "." in pathspec's regexes means any character
+        self.regex: re.Pattern[str] = re.compile(pattern.regex.pattern, re.DOTALL)
         self.dir_only = text.endswith("/")
         self.inside_only = text.endswith(("/**", "/**/"))
         # pathspec's shortcuts: "*" and "**" -> ".", "*/" and "**/" -> "(?P<ps_d>/)"
