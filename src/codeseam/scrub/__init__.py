@@ -14,7 +14,8 @@ to a SCREAMING_SNAKE secret name. ``engine.py`` runs them. Kinds: see ``KINDS``.
 from __future__ import annotations
 
 from .engine import ALLOW_FILE, ScrubResult, load_allow, placeholder, scrub_text
-from .rules import KINDS
+from .rules import KINDS, RULES_VERSION
 from .shapes import mask
 
-__all__ = ["ALLOW_FILE", "KINDS", "ScrubResult", "load_allow", "mask", "placeholder", "scrub_text"]
+__all__ = ["ALLOW_FILE", "KINDS", "RULES_VERSION", "ScrubResult", "load_allow", "mask", "placeholder",
+           "scrub_text"]

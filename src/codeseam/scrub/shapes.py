@@ -36,7 +36,7 @@ def is_placeholder(value: str) -> bool:
 
 
 def looks_random(body: str, *, min_distinct: int = 8) -> bool:
-    """Mixed upper, lower and digits, enough distinct characters, no long runs."""
+    """Mixed upper, lower and digits, and enough distinct characters."""
     has_upper = any(c.isupper() for c in body)
     has_lower = any(c.islower() for c in body)
     has_digit = any(c.isdigit() for c in body)
@@ -64,17 +64,16 @@ def mask(secret: str) -> str:
 
 # --------------------------------------------------------------------------- shape checks
 
-def token_check(kind: str, prefix_len: int, min_body: int, *, charset: frozenset[str] = _ALNUM,
-                 random_body: bool = True) -> Check:
-    """A check for ``<prefix><body>`` tokens: word boundaries, no placeholder, random body."""
+def token_check(kind: str, prefix_len: int) -> Check:
+    """A check for ``<prefix><body>`` tokens: not inside a longer word, not a placeholder,
+    and a random-looking body (upper, lower and digits)."""
 
     def check(text: str, m: re.Match[str]) -> Iterable[Span]:
         start, end = m.span()
         token = m.group()
-        body = token[prefix_len:]
-        if not (_left_ok(text, start, charset | _TOKEN_CHARS) and len(body) >= min_body):
+        if not _left_ok(text, start, _TOKEN_CHARS):
             return ()
-        if is_placeholder(token) or (random_body and not looks_random(body)):
+        if is_placeholder(token) or not looks_random(token[prefix_len:]):
             return ()
         return (Span(start, end, kind, mask(token), 50),)
 
