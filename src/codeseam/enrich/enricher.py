@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import tenacity
 
-from ..errors import LLMResponseError, LLMUnavailableError
+from ..errors import LLMError, LLMResponseError
 from ..records import Chunk, content_hash
 from . import place, prompt
 from .cache import FILENAME, DescriptionCache
@@ -261,7 +261,7 @@ class Enricher:
         ids = [it.id for it in items]
         try:
             data = self._retrying(lambda: self._call(messages, len(ids)))
-        except (LLMResponseError, LLMUnavailableError, BadReply) as exc:
+        except (LLMError, BadReply) as exc:  # unavailable, or spent retries
             self._failed(path, exc)
             return None
         with self._lock:
