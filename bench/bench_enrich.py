@@ -15,6 +15,12 @@ made up. When one is reachable it
    (a top-k hit overlaps a gold range in the same file), MRR and, for negatives, the
    weak-evidence rate, per kind; plus the enrichment counts and descriptions per minute.
 
+Whether or not a model is reachable, it also measures the token headroom that the
+embedder leaves for a description: for every chunk of the corpus (chunked as ``index``
+does, with the embedder's budget), ``max_tokens - count_tokens(indexed_text)``, and the
+share of chunks in which a description of 20..100 tokens fits whole (the rest are
+trimmed, see ``enrich/place.py``).
+
 Writes ``enrich.md`` and ``enrich.json`` under ``--out``.
 """
 
@@ -65,6 +71,41 @@ def find_model(base_url: str, model: str, api_key: str) -> tuple[str | None, str
     if not r.is_success:
         return None, f"model {model!r} at {base_url} answered HTTP {r.status_code}: {r.text[:200]}"
     return model, ""
+
+
+def headroom(settings) -> dict:
+    """Tokens left for a description in each corpus chunk, under the embedder's budget."""
+    from codeseam.chunk import chunk_file
+    from codeseam.embed import make_embedder
+    from codeseam.indexer import make_budget
+
+    embedder = make_embedder(settings)
+    if not embedder.max_tokens:
+        return {"embedder": embedder.id, "note": "the embedder has no token limit: nothing is trimmed"}
+    budget = make_budget(settings, embedder)
+    room = sorted(embedder.max_tokens - embedder.count_tokens(c.indexed_text)
+                  for rel in CORPUS
+                  for c in chunk_file(rel, (STDLIB / rel).read_text(encoding="utf-8"), budget=budget))
+    prefix = embedder.count_tokens("description:")
+    q = {f"p{int(p * 100)}": room[int(p * (len(room) - 1))] for p in (0.1, 0.25, 0.5, 0.75, 0.9)}
+    fits = {str(n): sum(r >= n + prefix + 1 for r in room) / len(room) for n in (20, 40, 60, 80, 100)}
+    return {"embedder": embedder.id, "max_tokens": embedder.max_tokens, "chunks": len(room),
+            "headroom_quantiles": q, "share_fitting_whole": fits}
+
+
+def render_headroom(h: dict) -> list[str]:
+    if "note" in h:
+        return ["## Token headroom for descriptions", "", f"`{h['embedder']}`: {h['note']}", ""]
+    lines = ["## Token headroom for descriptions", "",
+             f"Embedder `{h['embedder']}` ({h['max_tokens']} tokens), {h['chunks']} chunks of the "
+             "corpus. Tokens left after the header and the code:", "",
+             "| p10 | p25 | median | p75 | p90 |", "|---:|---:|---:|---:|---:|",
+             "| " + " | ".join(str(v) for v in h["headroom_quantiles"].values()) + " |", "",
+             "Share of chunks where a description of n tokens fits whole (else it is trimmed):", "",
+             "| n | " + " | ".join(h["share_fitting_whole"]) + " |",
+             "|---|" + "---:|" * len(h["share_fitting_whole"]),
+             "| share | " + " | ".join(f"{v:.2f}" for v in h["share_fitting_whole"].values()) + " |", ""]
+    return lines
 
 
 def overlaps(hit, gold: dict) -> bool:
@@ -133,12 +174,12 @@ def write(out: Path, result: dict) -> None:
 def render(r: dict) -> str:
     lines = ["# Enrichment benchmark: plain vs enriched on stdlib-dev", ""]
     if r.get("skipped"):
-        lines += [f"**Not run.** {r['skipped']}", "",
-                  "No capable chat model was reachable from this machine, so no figures were "
-                  "measured. Run `python bench/bench_enrich.py` where one is (Ollama on "
+        lines += [f"**Arms not run.** {r['skipped']}", "",
+                  "No capable chat model was reachable from this machine, so the plain and "
+                  "enriched arms were not measured (the headroom below needs no model). Run `python bench/bench_enrich.py` where one is (Ollama on "
                   "localhost:11434, or set `RAG_LLM_BASE_URL` and `RAG_LLM_MODEL`).", "",
                   f"Checked at {r['when']} on {r['machine']}.", ""]
-        return "\n".join(lines)
+        return "\n".join(lines + render_headroom(r["headroom"]))
     arms, k = r["arms"], r["k"]
     lines += [f"Model `{r['model']}` at {r['base_url']}, language `{r['language']}`, embedder "
               f"`{r['embedding_backend']}`, k={k}, {r['queries']} queries; {r['when']}, {r['machine']}.", ""]
@@ -165,7 +206,7 @@ def render(r: dict) -> str:
                 lines.append(f"| {kind} | {p['n']} | {p['recall']:.3f} | {q['recall']:.3f} | "
                              f"{p['mrr']:.3f} | {q['mrr']:.3f} |")
         lines.append("")
-    return "\n".join(lines)
+    return "\n".join(lines + render_headroom(r["headroom"]))
 
 
 def main() -> int:
@@ -180,10 +221,14 @@ def main() -> int:
     settings = load_settings()
     when = time.strftime("%Y-%m-%d %H:%M:%S")
     machine = f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
+    with tempfile.TemporaryDirectory(prefix="bench-enrich-headroom-") as tmp:
+        room = headroom(settings.replace(data_dir=tmp))
     model, why = find_model(settings.llm_base_url, settings.llm_model, settings.llm_api_key)
     if model is None:
-        print(f"bench_enrich: not run: {why}", file=sys.stderr)
-        write(args.out, {"skipped": why, "when": when, "machine": machine})
+        print(f"bench_enrich: arms not run: {why}", file=sys.stderr)
+        result = {"skipped": why, "when": when, "machine": machine, "headroom": room}
+        write(args.out, result)
+        print(render(result))
         return 0
     queries = [json.loads(l) for l in GOLDEN.read_text(encoding="utf-8").splitlines() if l.strip()]
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
@@ -200,7 +245,8 @@ def main() -> int:
                                  queries, modes, args.k)
     result = {"model": model, "base_url": settings.llm_base_url, "language": settings.enrich_language,
               "embedding_backend": settings.embedding_backend, "k": args.k, "modes": modes,
-              "queries": len(queries), "when": when, "machine": machine, "arms": arms}
+              "queries": len(queries), "when": when, "machine": machine, "arms": arms,
+              "headroom": room}
     write(args.out, result)
     print(render(result))
     return 0
