@@ -1,0 +1,114 @@
+"""A thin wrapper over ``pymilvus.MilvusClient``: bounded retries, Milvus failures as
+``StoreError``, primary-key paging past Milvus' 16,384-row query window, batched writes.
+
+pymilvus retries a failed RPC up to 75 times with back-off (minutes when the server is
+gone); every call here passes a small ``retry_times`` instead.
+"""
+
+from __future__ import annotations
+
+import logging
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Sequence
+
+from ..errors import CodeseamError, StoreError
+from .expr import all_of, is_in, literal
+
+log = logging.getLogger(__name__)
+
+MAX_WINDOW = 16_384  # Milvus' cap on limit (+offset) of a query or search
+WRITE_ROWS = 512
+WRITE_BYTES = 16 << 20
+DELETE_IDS = 1_000
+
+REPAIR_HINT = ("if the disk is full, free space first; the index is derived data, so running "
+               "`codeseam index PATH` again repairs what a failed write left behind")
+
+
+class MilvusCalls:
+    """The calls the store makes, each mapped onto StoreError on failure."""
+
+    page = MAX_WINDOW  # rows per primary-key page (tests lower it)
+
+    def __init__(self, client: Any, *, retry_times: int, where: str,
+                 alive: Callable[[], bool] | None = None, log_tail: Callable[[], str] | None = None) -> None:
+        self.client = client
+        self.retry_times = retry_times
+        self.where = where
+        self._alive = alive
+        self._log_tail = log_tail
+
+    # -- errors ------------------------------------------------------------------------------
+    @contextmanager
+    def errors(self, what: str) -> Iterator[None]:
+        import grpc
+        from pymilvus.exceptions import MilvusException
+
+        try:
+            yield
+        except CodeseamError:
+            raise
+        except (MilvusException, grpc.RpcError) as exc:
+            raise self._error(what, exc) from exc
+
+    def _error(self, what: str, exc: BaseException) -> StoreError:
+        text = str(getattr(exc, "message", "") or exc).replace("\n", " ")
+        if self._alive is not None and not self._alive():
+            tail = self._log_tail() if self._log_tail else ""
+            text = "the Milvus Lite server process stopped" + (f": {tail[-300:]}" if tail else "")
+        elif "connect" in text.lower() or "unavailable" in text.lower():
+            text = f"cannot reach Milvus ({text[:200]})"
+        return StoreError(f"Milvus failed to {what} ({self.where}): {text[:400]}", hint=REPAIR_HINT)
+
+    def call(self, what: str, method: str, *args: Any, **kwargs: Any) -> Any:
+        with self.errors(what):
+            return getattr(self.client, method)(*args, retry_times=self.retry_times, **kwargs)
+
+    # -- reads -------------------------------------------------------------------------------
+    def query(self, collection: str, expr: str, fields: Sequence[str],
+              limit: int | None = MAX_WINDOW) -> list[dict]:
+        extra = {} if limit is None else {"limit": limit}
+        return self.call(f"query {collection}", "query", collection, filter=expr,
+                         output_fields=list(fields), **extra)
+
+    def query_all(self, collection: str, expr: str, fields: Sequence[str]) -> Iterator[dict]:
+        """Every row matching ``expr``, paged by primary key (Milvus returns the smallest
+        ``limit`` matching keys in key order)."""
+        last: str | None = None
+        out = list(dict.fromkeys(["id", *fields]))
+        while True:
+            page_expr = expr if last is None else all_of(expr, f"id > {literal(last)}")
+            rows = self.query(collection, page_expr, out, limit=self.page)
+            yield from rows
+            if len(rows) < self.page:
+                return
+            last = max(r["id"] for r in rows)
+
+    def count(self, collection: str, expr: str) -> int:
+        rows = self.query(collection, expr, ["count(*)"], limit=None)
+        return int(rows[0]["count(*)"]) if rows else 0
+
+    def exists(self, collection: str, expr: str) -> bool:
+        return bool(self.query(collection, expr, ["id"], limit=1))
+
+    # -- writes ------------------------------------------------------------------------------
+    def upsert(self, collection: str, rows: Sequence[dict], sizes: Sequence[int] | None = None) -> None:
+        batch: list[dict] = []
+        size = 0
+        for i, row in enumerate(rows):
+            n = sizes[i] if sizes is not None else 0
+            if batch and (len(batch) >= WRITE_ROWS or size + n > WRITE_BYTES):
+                self.call(f"write to {collection}", "upsert", collection, batch)
+                batch, size = [], 0
+            batch.append(row)
+            size += n
+        if batch:
+            self.call(f"write to {collection}", "upsert", collection, batch)
+
+    def delete_ids(self, collection: str, ids: Sequence[str]) -> None:
+        for i in range(0, len(ids), DELETE_IDS):
+            self.call(f"delete from {collection}", "delete", collection,
+                      filter=is_in("id", ids[i:i + DELETE_IDS]))
+
+    def delete_where(self, collection: str, expr: str) -> None:
+        self.call(f"delete from {collection}", "delete", collection, filter=expr)

@@ -1,0 +1,367 @@
+"""``Store``: the one chunk collection (plus manifest and meta) behind every index command.
+
+Lifecycle: :meth:`Store.open` takes the Lite lock, starts Milvus Lite (or connects to a
+server), checks the index meta against ``expect`` and loads the collections; ``close``
+(or the context manager) undoes that. Writes are upserts by deterministic id, so repeating
+one is harmless. Retrieval returns :class:`StoredChunk` lists; fusion is the caller's.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import Counter
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from ..errors import ConfigError, NotIndexedError
+from ..records import content_hash
+from ..settings import Settings
+from . import schema as sch
+from . import setup
+from .client import MAX_WINDOW
+from .connect import Connection, connect
+from .expr import all_of, compile_glob, eq, is_in, like_prefix, quotable
+from .model import (ChunkRow, FileEntry, Filters, IndexMeta, StoredChunk, check_chunk_id, check_repo_id,
+                    check_varchar, check_vector)
+
+log = logging.getLogger(__name__)
+
+PATHS_PER_QUERY = 256
+HASHES_PER_QUERY = 256
+IDS_PER_FETCH = 256
+TIE_MARGIN = 8  # rows fetched past k to settle ties at the k-th place
+
+
+def _file_id(repo_id: str, path: str) -> str:
+    return content_hash("file", repo_id, path)
+
+
+def _repo_key(repo_id: str) -> str:
+    return "repo:" + content_hash(repo_id)
+
+
+class Store:
+    """An open index. Use :meth:`open`; the constructor is internal."""
+
+    def __init__(self, conn: Connection, collection: str) -> None:
+        self._conn = conn
+        self._m = conn.calls
+        self.names = sch.Names.of(collection)
+        self.uri = conn.uri
+        self.location = conn.location  # the Lite file, or the server URI: where the index lives
+        self.server = conn.server  # Milvus server with partition key and HNSW
+        self.lite = conn.lite  # a Milvus Lite file, held by this process
+        self.meta: IndexMeta | None = None
+        self._known: set[str] = set()  # repos seen; grows, refreshed on a miss
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    @classmethod
+    def open(cls, settings: Settings, *, expect: IndexMeta | None, create: bool,
+             reset: bool = False, lock_timeout: float = 0.0) -> "Store":
+        """Open the index of ``settings``.
+
+        ``create=True`` (indexing) creates a missing index with meta ``expect``; otherwise a
+        missing index raises NotIndexedError. An existing index whose meta differs from
+        ``expect`` raises IndexMismatchError naming the rebuild command. ``reset=True`` drops
+        the index first. On Lite another holder raises IndexBusyError (after waiting up to
+        ``lock_timeout`` seconds).
+        """
+        if create and expect is None:
+            raise ValueError("Store.open(create=True) needs expect=IndexMeta(...)")
+        store = cls(connect(settings, create=create, lock_timeout=lock_timeout), settings.collection)
+        try:
+            store._prepare(expect, create=create, reset=reset)
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    @classmethod
+    def drop(cls, settings: Settings, *, lock_timeout: float = 0.0) -> None:
+        """Delete the whole index (all repos). Nothing to do when there is none."""
+        if settings.is_lite and not Path(settings.resolved_milvus_uri).expanduser().exists():
+            return
+        with cls(connect(settings, create=False, lock_timeout=lock_timeout), settings.collection) as store:
+            setup.drop_all(store._m, store.names)
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def _prepare(self, expect: IndexMeta | None, *, create: bool, reset: bool) -> None:
+        if reset:
+            setup.drop_all(self._m, self.names)
+        meta = setup.read_meta(self._m, self.names, self.location)
+        if meta is None:
+            if not create:
+                raise NotIndexedError("nothing is indexed yet", hint="run `codeseam index PATH`")
+            assert expect is not None
+            setup.create_all(self._m, self.names, expect, server=self.server)
+            meta = expect
+        elif expect is not None and meta != expect:
+            raise setup.mismatch_error(meta, expect, self.location, self.repo_records(), lite=self.lite)
+        self.meta = meta
+        setup.load_all(self._m, self.names)
+
+    # -- manifest and repo records ------------------------------------------------------------
+    def file_entries(self, repo_id: str) -> dict[str, FileEntry]:
+        check_repo_id(repo_id)
+        rows = self._m.query_all(self.names.files, eq("repo_id", repo_id), sch.FILE_FIELDS)
+        return {r["path"]: FileEntry(r["repo_id"], r["path"], int(r["size"]), int(r["mtime_ns"]),
+                                     r["file_hash"], int(r["n_chunks"]), float(r["indexed_at"]))
+                for r in rows}
+
+    def put_file_entries(self, entries: Sequence[FileEntry]) -> None:
+        rows = []
+        for e in entries:
+            check_repo_id(e.repo_id)
+            check_varchar("path", e.path)
+            check_varchar("file_hash", e.file_hash)
+            rows.append({"id": _file_id(e.repo_id, e.path), "repo_id": e.repo_id, "path": e.path,
+                         "size": int(e.size), "mtime_ns": int(e.mtime_ns), "file_hash": e.file_hash,
+                         "n_chunks": int(e.n_chunks), "indexed_at": float(e.indexed_at),
+                         "v": sch.DUMMY_VECTOR})
+        self._m.upsert(self.names.files, rows)
+
+    def delete_file_entries(self, repo_id: str, paths: Sequence[str]) -> None:
+        check_repo_id(repo_id)
+        self._m.delete_ids(self.names.files, [_file_id(repo_id, p) for p in dict.fromkeys(paths)])
+
+    def repo_records(self) -> dict[str, dict]:
+        rows = self._m.query(self.names.meta, eq("kind", "repo"), ["repo_id", "value"])
+        records = {r["repo_id"]: json.loads(r["value"]) for r in rows}
+        self._known |= set(records)
+        return records
+
+    def put_repo_record(self, repo_id: str, record: dict) -> None:
+        check_repo_id(repo_id)
+        value = json.dumps(record, sort_keys=True)
+        check_varchar("text", value)
+        self._m.upsert(self.names.meta, [{"id": _repo_key(repo_id), "kind": "repo", "repo_id": repo_id,
+                                          "value": value, "v": sch.DUMMY_VECTOR}])
+        self._remember(repo_id)
+
+    # -- chunks ------------------------------------------------------------------------------
+    def insert_chunks(self, rows: Sequence[ChunkRow]) -> None:
+        """Upsert by id. Rows are validated first: Milvus Lite neither checks VARCHAR lengths
+        nor keeps the old rows of a failed upsert."""
+        assert self.meta is not None
+        dicts, sizes = [], []
+        for row in rows:
+            c = row.chunk
+            check_repo_id(row.repo_id)
+            check_chunk_id(row.id)
+            values = {"id": row.id, "repo_id": row.repo_id, "path": c.path, "language": c.language,
+                      "symbol": c.symbol, "parent": c.parent, "kind": c.kind, "text": c.text,
+                      "indexed_text": c.indexed_text, "file_hash": row.file_hash, "chunk_hash": c.hash}
+            for field, value in values.items():
+                check_varchar(field, value)
+            values.update(start_line=int(c.start_line), end_line=int(c.end_line),
+                          dense=check_vector(row.dense, self.meta.dim, f"chunk {row.id}"))
+            dicts.append(values)
+            sizes.append(len(c.text) + len(c.indexed_text) + 4 * self.meta.dim + 256)
+        self._m.upsert(self.names.chunks, dicts, sizes)
+        for repo_id in {r.repo_id for r in rows}:
+            self._remember(repo_id)
+
+    def delete_paths(self, repo_id: str, paths: Sequence[str]) -> int:
+        """Delete every chunk row of ``(repo_id, path)`` for ``paths``; returns rows deleted."""
+        check_repo_id(repo_id)
+        ids = self._ids_of_paths(repo_id, list(dict.fromkeys(paths)))
+        self._m.delete_ids(self.names.chunks, ids)
+        return len(ids)
+
+    def _ids_of_paths(self, repo_id: str, paths: list[str]) -> list[str]:
+        repo = eq("repo_id", repo_id)
+        plain = [p for p in paths if quotable(p)]
+        odd = set(paths) - set(plain)  # newline in the name: no literal can say it
+        ids: list[str] = []
+        for i in range(0, len(plain), PATHS_PER_QUERY):
+            expr = all_of(repo, is_in("path", plain[i:i + PATHS_PER_QUERY]))
+            ids += [r["id"] for r in self._m.query_all(self.names.chunks, expr, ["path"])]
+        for path in odd:
+            expr = all_of(repo, like_prefix("path", path))
+            ids += [r["id"] for r in self._m.query_all(self.names.chunks, expr, ["path"]) if r["path"] == path]
+        return ids
+
+    def chunk_paths(self, repo_id: str) -> dict[str, int]:
+        """path -> number of chunk rows stored for it (to find half-written files)."""
+        check_repo_id(repo_id)
+        rows = self._m.query_all(self.names.chunks, eq("repo_id", repo_id), ["path"])
+        return dict(Counter(r["path"] for r in rows))
+
+    def vectors_by_hash(self, chunk_hashes: Sequence[str]) -> dict[str, list[float]]:
+        """Stored dense vectors by chunk hash, to reuse the embeddings of unchanged chunks."""
+        wanted = [h for h in dict.fromkeys(chunk_hashes) if h and quotable(h)]
+        found: dict[str, list[float]] = {}
+        for i in range(0, len(wanted), HASHES_PER_QUERY):
+            expr = is_in("chunk_hash", wanted[i:i + HASHES_PER_QUERY])
+            for r in self._m.query(self.names.chunks, expr, ["chunk_hash", "dense"]):
+                found.setdefault(r["chunk_hash"], [float(x) for x in r["dense"]])
+        return found
+
+    def remove_repo(self, repo_id: str) -> int:
+        """Delete a repo's chunks, manifest and record; returns the chunk rows deleted."""
+        check_repo_id(repo_id)
+        repo = eq("repo_id", repo_id)
+        n = self._m.count(self.names.chunks, repo)
+        self._m.delete_where(self.names.chunks, repo)
+        self._m.delete_where(self.names.files, repo)
+        self._m.delete_ids(self.names.meta, [_repo_key(repo_id)])
+        self._known.discard(repo_id)
+        return n
+
+    def iter_chunks(self, repo_id: str) -> Iterator[StoredChunk]:
+        """Every chunk of a repo, sorted by (path, start_line). Unknown repo: NotIndexedError."""
+        check_repo_id(repo_id)
+        self._ensure_known((repo_id,))
+        keys = sorted((r["path"], int(r["start_line"]), r["id"]) for r in
+                      self._m.query_all(self.names.chunks, eq("repo_id", repo_id), ["path", "start_line"]))
+        return self._fetch_in_order([k[2] for k in keys])
+
+    def _fetch_in_order(self, ids: list[str]) -> Iterator[StoredChunk]:
+        for i in range(0, len(ids), IDS_PER_FETCH):
+            batch = ids[i:i + IDS_PER_FETCH]
+            rows = {r["id"]: r for r in self._m.query(self.names.chunks, is_in("id", batch), sch.CHUNK_FIELDS)}
+            yield from (_stored(rows[x]) for x in batch if x in rows)
+
+    def stats(self) -> dict[str, dict]:
+        """repo -> {"files": n, "chunks": n} for every repo with a record or a manifest."""
+        repos = set(self.repo_records())
+        repos |= {r["repo_id"] for r in self._m.query_all(self.names.files, 'id != ""', ["repo_id"])}
+        return {r: {"files": self._m.count(self.names.files, eq("repo_id", r)),
+                    "chunks": self._m.count(self.names.chunks, eq("repo_id", r))} for r in sorted(repos)}
+
+    def flush(self) -> None:
+        for name in self.names.all():
+            self._m.call(f"flush {name}", "flush", name)
+
+    # -- retrieval ---------------------------------------------------------------------------
+    def dense_search(self, vector: Sequence[float], k: int, filters: Filters) -> list[StoredChunk]:
+        """Nearest chunks by cosine; ``score`` is the cosine similarity."""
+        assert self.meta is not None
+        vec = check_vector(vector, self.meta.dim, "query")
+
+        def run(expr: str, limit: int) -> list[dict]:
+            return self._m.call("search (dense)", "search", self.names.chunks, data=[vec], anns_field="dense",
+                                filter=expr, limit=limit, output_fields=list(sch.CHUNK_FIELDS),
+                                search_params=sch.dense_search_params(limit, server=self.server))[0]
+        return self._search(filters, k, run)
+
+    def bm25_search(self, query_text: str, k: int, filters: Filters) -> list[StoredChunk]:
+        """Best chunks by BM25 over ``indexed_text`` (global IDF); ``score`` is BM25."""
+        if not query_text.strip():
+            self._filter(filters)  # unknown repos still raise
+            return []
+
+        def run(expr: str, limit: int) -> list[dict]:
+            return self._m.call("search (BM25)", "search", self.names.chunks, data=[query_text],
+                                anns_field="sparse", filter=expr, limit=limit,
+                                output_fields=list(sch.CHUNK_FIELDS), search_params={"metric_type": "BM25"})[0]
+        return self._search(filters, k, run)
+
+    def hybrid_search(self, vector: Sequence[float], query_text: str, k: int, filters: Filters,
+                      rrf_k: int = 60) -> list[StoredChunk]:
+        """Milvus' own dense + BM25 search fused by RRFRanker(rrf_k); ``score`` is RRF."""
+        from pymilvus import AnnSearchRequest, RRFRanker
+
+        assert self.meta is not None
+        vec = check_vector(vector, self.meta.dim, "query")
+
+        def run(expr: str, limit: int) -> list[dict]:
+            reqs = [AnnSearchRequest([vec], "dense", sch.dense_search_params(limit, server=self.server),
+                                     limit, expr=expr or None)]
+            if query_text.strip():
+                reqs.append(AnnSearchRequest([query_text], "sparse", {"metric_type": "BM25"}, limit,
+                                             expr=expr or None))
+            return self._m.call("search (hybrid)", "hybrid_search", self.names.chunks, reqs, RRFRanker(rrf_k),
+                                limit=limit, output_fields=list(sch.CHUNK_FIELDS))[0]
+        return self._search(filters, k, run)
+
+    def _search(self, filters: Filters, k: int, run: Callable[[str, int], list[dict]]) -> list[StoredChunk]:
+        """Top ``k`` by score, ties broken by id: the result does not depend on the order the
+        rows were written in. Fetches past ``k`` until the k-th score is strictly above the
+        lowest fetched (so no unseen row can tie with it) and, for a path glob, until ``k``
+        rows match the glob exactly."""
+        if k < 1:
+            raise ValueError(f"k must be positive, not {k}")
+        expr, glob = self._filter(filters)
+        k = min(k, MAX_WINDOW)
+        limit = min(k + TIE_MARGIN if glob is None else max(4 * k, 64), MAX_WINDOW)
+        while True:
+            hits = run(expr, limit)
+            found = sorted((_stored(h["entity"], h["id"], float(h["distance"])) for h in hits),
+                           key=lambda c: (-c.score, c.id))
+            if glob is not None:
+                found = [c for c in found if glob.match(c.path)]
+            if len(hits) < limit or limit >= MAX_WINDOW:
+                return found[:k]
+            lowest = min(float(h["distance"]) for h in hits)
+            if len(found) >= k and found[k - 1].score > lowest:
+                return found[:k]
+            limit = min(limit * 4, MAX_WINDOW)
+
+    def _filter(self, filters: Filters):
+        if filters.repos:
+            for r in filters.repos:
+                check_repo_id(r)
+            self._ensure_known(filters.repos)
+        else:
+            self._ensure_any()
+        language = None
+        if filters.language:
+            if not quotable(filters.language):
+                raise ConfigError(f"invalid language {filters.language!r}")
+            language = eq("language", filters.language)
+        glob = compile_glob(filters.path_glob) if filters.path_glob else None
+        repos = is_in("repo_id", sorted(set(filters.repos))) if filters.repos else None
+        return all_of(repos, language, glob.like if glob else None), glob
+
+    # -- known repos (a filter on an unknown repo is an error, never an empty list) ------------
+    def _remember(self, repo_id: str) -> None:
+        self._known.add(repo_id)
+
+    def _ensure_known(self, repos: Iterable[str]) -> None:
+        missing = [r for r in repos if r not in self._known]
+        if missing:
+            self.repo_records()
+            missing = [r for r in missing if r not in self._known and not self._has_chunks(r)]
+        if missing:
+            names = ", ".join(sorted(self._known)) or "none"
+            raise NotIndexedError(f"repo {missing[0]!r} is not indexed (indexed: {names})",
+                                  hint=f"run `codeseam index PATH --repo-id {missing[0]}`")
+
+    def _has_chunks(self, repo_id: str) -> bool:
+        if self._m.exists(self.names.chunks, eq("repo_id", repo_id)):
+            self._known.add(repo_id)
+            return True
+        return False
+
+    def _ensure_any(self) -> None:
+        if self._known or self.repo_records() or self._m.exists(self.names.chunks, 'id != ""'):
+            return
+        raise NotIndexedError("nothing is indexed yet", hint="run `codeseam index PATH`")
+
+
+def open_in_background(settings: Settings, **kwargs: Any) -> "Future[Store]":
+    """Run :meth:`Store.open` in a thread (e.g. while the query embedder loads)."""
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="codeseam-store-open")
+    try:
+        return pool.submit(Store.open, settings, **kwargs)
+    finally:
+        pool.shutdown(wait=False)
+
+
+def _stored(row: dict, id_: str | None = None, score: float = 0.0) -> StoredChunk:
+    return StoredChunk(
+        id=id_ if id_ is not None else row["id"], repo_id=row["repo_id"], path=row["path"],
+        language=row["language"], symbol=row["symbol"], parent=row["parent"], kind=row["kind"],
+        start_line=int(row["start_line"]), end_line=int(row["end_line"]), text=row["text"],
+        chunk_hash=row["chunk_hash"], file_hash=row["file_hash"], score=score)

@@ -1,0 +1,78 @@
+"""Creating, checking, loading and dropping the three collections of an index."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from ..errors import IndexMismatchError, StoreError
+from . import schema as sch
+from .client import MilvusCalls
+from .expr import eq
+from .model import IndexMeta
+
+META_ID = "index"
+
+
+def read_meta(m: MilvusCalls, names: sch.Names, location: str) -> IndexMeta | None:
+    """The recorded meta, or None when there is no (complete) index."""
+    if not set(names.all()) <= set(m.call("list collections", "list_collections")):
+        return None
+    rows = m.query(names.meta, eq("id", META_ID), ["value"])
+    if not rows:
+        return None
+    try:
+        return IndexMeta(**json.loads(rows[0]["value"]))
+    except (TypeError, ValueError) as exc:
+        raise IndexMismatchError(f"the index at {location} has unreadable metadata ({exc})",
+                                 hint="rebuild it: `codeseam index PATH --rebuild`") from None
+
+
+def create_all(m: MilvusCalls, names: sch.Names, meta: IndexMeta, *, server: bool) -> None:
+    drop_all(m, names)  # leftovers of an interrupted creation
+    _create_one(m, names.meta, sch.meta_schema(), sch.dummy_index())
+    _create_one(m, names.files, sch.files_schema(server=server), sch.dummy_index())
+    _create_one(m, names.chunks, sch.chunk_schema(meta.dim, server=server), sch.chunk_index(server=server))
+    value = json.dumps(meta.__dict__, sort_keys=True)
+    m.upsert(names.meta, [{"id": META_ID, "kind": "index", "repo_id": "", "value": value, "v": sch.DUMMY_VECTOR}])
+
+
+def _create_one(m: MilvusCalls, name: str, schema: Any, index: Any) -> None:
+    # pymilvus waits for each new index in 0.5 s sleeps; on an empty collection the index
+    # is ready at once, so ask without waiting and poll briefly instead.
+    m.call(f"create collection {name}", "create_collection", name, schema=schema, consistency_level="Strong")
+    m.call(f"index {name}", "create_index", name, index, sync=False)
+    deadline = time.monotonic() + 120
+    for field in [p.field_name for p in index]:
+        while m.call(f"index {name}", "describe_index", name, field).get("state") != "Finished":
+            if time.monotonic() > deadline:
+                raise StoreError(f"Milvus did not build the {field} index of {name} in time")
+            time.sleep(0.01)
+    m.call(f"load {name}", "load_collection", name)
+
+
+def drop_all(m: MilvusCalls, names: sch.Names) -> None:
+    for name in names.all():
+        if m.call("check collections", "has_collection", name):
+            m.call(f"drop collection {name}", "drop_collection", name)
+
+
+def load_all(m: MilvusCalls, names: sch.Names) -> None:
+    for name in names.all():
+        state = m.call(f"check {name}", "get_load_state", name)
+        if str(state.get("state")) != "Loaded":
+            m.call(f"load {name}", "load_collection", name)
+
+
+def mismatch_error(meta: IndexMeta, expect: IndexMeta, location: str, records: dict[str, dict],
+                   *, lite: bool) -> IndexMismatchError:
+    roots = [r.get("root") or repo for repo, r in sorted(records.items())]
+    first = roots[0] if roots else "PATH"
+    rest = f", then `codeseam index ROOT` for each other repo ({', '.join(roots[1:])})" if len(roots) > 1 else ""
+    delete = f" (or delete {location})" if lite else ""
+    return IndexMismatchError(
+        f"the index at {location} was built differently: {'; '.join(meta.differences(expect))}",
+        hint=f"rebuild the whole index with `codeseam index {first} --rebuild`{delete}{rest}; "
+        "or switch back to the settings it was built with",
+    )

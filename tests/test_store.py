@@ -1,0 +1,356 @@
+"""The store on real Milvus Lite in temp dirs (never mocked). Only the embedding is fake:
+a deterministic bag-of-words hash, so similar texts get similar vectors."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+import time
+
+import pytest
+
+from codeseam.errors import ConfigError, IndexMismatchError, NotIndexedError, StoreError
+from codeseam.records import Chunk, content_hash
+from codeseam.settings import Settings
+from codeseam.store import ChunkRow, FileEntry, Filters, IndexMeta, Store
+from codeseam.store import schema as sch
+from codeseam.store.client import MilvusCalls
+
+DIM = 16
+META = IndexMeta("fake-bow-16", DIM, "chunker-1", 1)
+NASTY_REPOS = ["a", "ab", "a%", "a_", 'a"b', "a\\", 'a" or repo_id != "', "å/π 😀"]
+
+
+def embed(text: str) -> list[float]:
+    v = [0.0] * DIM
+    for word in text.lower().split():
+        h = hashlib.sha256(word.encode()).digest()
+        v[h[0] % DIM] += 1.0 if h[1] % 2 else -1.0
+    v[0] += 1e-3
+    n = math.sqrt(sum(x * x for x in v))
+    return [x / n for x in v]
+
+
+def chunk(path: str, text: str, start: int = 1, symbol: str = "", language: str = "python") -> Chunk:
+    end = start + text.count("\n")
+    return Chunk(path, language, symbol, "", "function", start, end, text, f"{path} {symbol}\n{text}")
+
+
+def rows_for(repo: str, path: str, texts: list[str], language: str = "python") -> list[ChunkRow]:
+    out, line = [], 1
+    for i, text in enumerate(texts):
+        c = chunk(path, text, line, symbol=f"sym{i}", language=language)
+        line = c.end_line + 1
+        out.append(ChunkRow(content_hash(repo, path, str(i), c.hash), repo, "fh-" + path, c, embed(text)))
+    return out
+
+
+def settings_for(tmp_path, name: str = "data") -> Settings:
+    return Settings(data_dir=str(tmp_path / name))
+
+
+@pytest.fixture
+def settings(tmp_path) -> Settings:
+    return settings_for(tmp_path)
+
+
+@pytest.fixture
+def store(settings):
+    with Store.open(settings, expect=META, create=True) as s:
+        yield s
+
+
+def count(store: Store, repo: str) -> int:
+    return sum(store.chunk_paths(repo).values())
+
+
+# -- meta, lifecycle --------------------------------------------------------------------------
+
+def test_open_records_meta_and_reopens(settings):
+    with Store.open(settings, expect=META, create=True) as s:
+        assert s.meta == META
+        assert s.location == str(settings.data_path.resolve() / "index.db")
+    with Store.open(settings, expect=None, create=False) as s:
+        assert s.meta == META
+        assert s.stats() == {}
+
+
+def test_missing_index_is_not_indexed(settings, tmp_path):
+    with pytest.raises(NotIndexedError, match="nothing is indexed") as err:
+        Store.open(settings, expect=META, create=False)
+    assert "codeseam index" in str(err.value)
+    with Store.open(settings, expect=META, create=True) as s:
+        with pytest.raises(NotIndexedError, match="nothing is indexed"):
+            s.bm25_search("anything", 5, Filters())
+    Store.drop(settings)
+    with pytest.raises(NotIndexedError):
+        Store.open(settings, expect=META, create=False)
+
+
+@pytest.mark.parametrize("change,label", [
+    ({"embedder_id": "other-model"}, "embedder"),
+    ({"dim": 32}, "dimension"),
+    ({"chunker_version": "chunker-2"}, "chunker version"),
+    ({"schema_version": 2}, "schema version"),
+])
+def test_meta_mismatch_names_what_differs_and_the_rebuild_command(settings, change, label):
+    with Store.open(settings, expect=META, create=True) as s:
+        s.put_repo_record("proj", {"root": "/src/proj"})
+    other = IndexMeta(**{**META.__dict__, **change})
+    for create in (False, True):
+        with pytest.raises(IndexMismatchError) as err:
+            Store.open(settings, expect=other, create=create)
+        text = str(err.value)
+        assert label in text and "codeseam index /src/proj --rebuild" in text
+    with Store.open(settings, expect=other, create=True, reset=True) as s:  # what --rebuild does
+        assert s.meta == other and s.repo_records() == {}
+
+
+# -- ranking ----------------------------------------------------------------------------------
+
+WORDS = "parse token stream buffer socket retry delay json decode encode cache".split()
+
+
+def corpus(seed: int, n: int, tag: str) -> list[str]:
+    rnd = random.Random(seed)
+    return [" ".join(rnd.choice(WORDS) for _ in range(rnd.randint(3, 30))) + f" {tag}{i}" for i in range(n)]
+
+
+def test_bm25_ranking_does_not_depend_on_insert_order_or_session(tmp_path):
+    part_a = rows_for("r", "a.py", corpus(1, 30, "alpha"))
+    part_b = rows_for("r", "b.py", corpus(2, 30, "beta"))
+    queries = ["retry delay", "json decode cache", "socket", "alpha3 buffer"]
+
+    one = settings_for(tmp_path, "one")
+    with Store.open(one, expect=META, create=True) as s:
+        s.insert_chunks(part_a + part_b)
+        first = {q: [(c.id, c.score) for c in s.bm25_search(q, 20, Filters())] for q in queries}
+
+    two = settings_for(tmp_path, "two")
+    with Store.open(two, expect=META, create=True) as s:
+        s.insert_chunks(part_b)
+    with Store.open(two, expect=META, create=False) as s:  # a later session adds the rest
+        s.insert_chunks(part_a)
+        second = {q: [(c.id, c.score) for c in s.bm25_search(q, 20, Filters())] for q in queries}
+
+    assert first == second  # same ids, same order, same scores (global IDF; ties broken by id)
+    hit_ids = {i for q in queries for i, _ in first[q]}
+    assert hit_ids & {r.id for r in part_a} and hit_ids & {r.id for r in part_b}
+    assert all(first[q] for q in queries)
+
+
+def test_ties_are_broken_by_id_whatever_the_insert_order(tmp_path):
+    same = [ChunkRow(f"id{i:02d}", "r", "fh", chunk(f"f{i}.py", "retry delay"), embed("retry delay"))
+            for i in range(12)]
+    noise = rows_for("r", "n.py", corpus(4, 20, "n"))
+    for name, order in (("fwd", same), ("rev", same[::-1])):
+        with Store.open(settings_for(tmp_path, name), expect=META, create=True) as s:
+            s.insert_chunks(noise[:10])
+            s.insert_chunks(order[:6])
+            s.flush()  # a sealed segment and a growing one
+            s.insert_chunks(order[6:] + noise[10:])
+            bm25 = s.bm25_search("retry delay", 3, Filters(path_glob="f*.py"))
+            dense = s.dense_search(embed("retry delay"), 3, Filters())
+            assert [c.id for c in bm25] == [c.id for c in dense] == ["id00", "id01", "id02"]
+
+
+# -- filters ----------------------------------------------------------------------------------
+
+def test_repo_filters_are_exact_even_with_quotes_and_wildcards(store):
+    texts = ["def retry_delay(n): return 2 ** n", "class Cache: pass", "json decode cache buffer"]
+    for i, repo in enumerate(NASTY_REPOS):
+        store.insert_chunks(rows_for(repo, "src/x.py", texts) + rows_for(repo, f"only{i}.py", ["unique text"]))
+        store.put_file_entries([FileEntry(repo, "src/x.py", 1, 1, "h", 3, 0.0)])
+    qvec = embed("retry delay cache")
+    for repo in NASTY_REPOS:
+        f = Filters(repos=(repo,))
+        for hits in (store.dense_search(qvec, 50, f), store.bm25_search("cache retry unique", 50, f),
+                     store.hybrid_search(qvec, "cache", 50, f)):
+            assert hits and {h.repo_id for h in hits} == {repo}
+        assert len(store.dense_search(qvec, 50, f)) == 4
+        assert count(store, repo) == 4 and list(store.file_entries(repo)) == ["src/x.py"]
+    both = store.dense_search(qvec, 50, Filters(repos=("a", "a%")))
+    assert {h.repo_id for h in both} == {"a", "a%"} and len(both) == 8
+    assert len(store.dense_search(qvec, 50, Filters())) == 4 * len(NASTY_REPOS)
+
+
+def test_unknown_repo_filter_is_an_error_not_an_empty_list(store):
+    store.insert_chunks(rows_for("a", "x.py", ["hello world"]))
+    for repo in ("b", "a%", "A"):
+        with pytest.raises(NotIndexedError, match=repr(repo).replace("%", "%")):
+            store.dense_search(embed("hello"), 5, Filters(repos=(repo,)))
+    with pytest.raises(NotIndexedError):
+        store.bm25_search("", 5, Filters(repos=("b",)))
+    with pytest.raises(NotIndexedError):
+        store.iter_chunks("b")
+    with pytest.raises(ConfigError):
+        store.dense_search(embed("x"), 5, Filters(repos=("bad\nid",)))
+
+
+def test_path_glob_and_language_filters_over_fetch_to_fill_k(store):
+    rows = []
+    for i in range(60):
+        rows += rows_for("r", f"lib/mod{i}.py", [f"cache retry {i}"])
+    for i in range(6):
+        rows += rows_for("r", f"src/deep/k{i}.go", [f"cache retry go {i}"], language="go")
+        rows += rows_for("r", f"tests/t{i}.py", [f"cache retry test {i}"])
+    store.insert_chunks(rows)
+    everything = store.bm25_search("cache retry", 200, Filters())
+    assert len(everything) == len(rows)
+    for glob in ("*.go", "src/**/*.go", "tests/*", "tests/t1.py", "**/k[0-2].go"):
+        from codeseam.store.expr import compile_glob
+
+        oracle = [c.id for c in everything if compile_glob(glob).match(c.path)][:5]
+        got = [c.id for c in store.bm25_search("cache retry", 5, Filters(path_glob=glob))]
+        assert got == oracle and got
+    go = store.dense_search(embed("cache retry"), 50, Filters(language="go"))
+    assert len(go) == 6 and {c.language for c in go} == {"go"}
+    with pytest.raises(ConfigError):
+        store.bm25_search("x", 5, Filters(path_glob="!src"))
+
+
+def test_dense_scores_are_cosine_similarities(store):
+    rows = rows_for("r", "a.py", ["parse token stream", "socket retry delay", "json cache"])
+    store.insert_chunks(rows)
+    q = embed("retry delay socket cache")
+    hits = store.dense_search(q, 3, Filters())
+    by_id = {r.id: r.dense for r in rows}
+    for h in hits:
+        assert h.score == pytest.approx(sum(a * b for a, b in zip(q, by_id[h.id])), abs=1e-5)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+def test_hybrid_search_fuses_both_signals(store):
+    store.insert_chunks(rows_for("r", "a.py", corpus(3, 40, "w")))
+    hits = store.hybrid_search(embed("retry delay"), "retry delay", 10, Filters())
+    assert len(hits) == 10 and all(0 < h.score <= 2 / 61 + 1e-6 for h in hits)
+
+
+def test_lite_has_no_partition_key_but_a_server_schema_does(store):
+    def partition_key(schema_dict) -> list[str]:
+        return [f["name"] for f in schema_dict["fields"] if f.get("is_partition_key")]
+
+    assert partition_key(sch.chunk_schema(DIM, server=True).to_dict()) == ["repo_id"]
+    assert partition_key(sch.files_schema(server=True).to_dict()) == ["repo_id"]
+    assert partition_key(sch.chunk_schema(DIM, server=False).to_dict()) == []
+    described = store._m.call("describe", "describe_collection", store.names.chunks)
+    assert partition_key(described) == [] and not store.server
+    assert [sch.uses_partition_key(u) for u in ("http://h:19530", "https://x", "tcp://h:1", "/tmp/x.db",
+                                               "unix:/tmp/s.sock")] == [True, True, True, False, False]
+
+
+# -- writes -----------------------------------------------------------------------------------
+
+def test_upserts_are_idempotent(store):
+    rows = rows_for("r", "a.py", ["one two", "three four", "five six"])
+    store.insert_chunks(rows)
+    store.insert_chunks(rows)
+    assert count(store, "r") == 3
+    assert len(store.bm25_search("one three five", 10, Filters())) == 3
+    changed = ChunkRow(rows[0].id, "r", "fh2", chunk("a.py", "seven eight"), embed("seven eight"))
+    store.insert_chunks([changed])
+    assert count(store, "r") == 3
+    assert [c.text for c in store.bm25_search("seven", 10, Filters())] == ["seven eight"]
+    assert store.bm25_search("one", 10, Filters()) == []
+
+
+def test_delete_paths_is_exact_per_repo_and_path(store):
+    paths = ["src/a.py", 'q"uote.py', "back\\slash.py", "new\nline.py", "per%cent_.py", "ünï/cødé.py", "src/a.pyc"]
+    for repo in ("a", "ab"):
+        for p in paths:
+            store.insert_chunks(rows_for(repo, p, ["alpha beta", "gamma delta"]))
+    gone = paths[:5]
+    assert store.delete_paths("a", gone + ["missing.py"]) == 2 * len(gone)
+    assert store.chunk_paths("a") == {p: 2 for p in paths[5:]}
+    assert store.chunk_paths("ab") == {p: 2 for p in paths}
+    assert store.delete_paths("a", gone) == 0
+    assert sorted(c.path for c in store.iter_chunks("a")) == sorted(paths[5:] * 2)
+
+
+def test_remove_repo_removes_chunks_manifest_and_record_only_of_that_repo(store):
+    for repo in ("a", "ab", "a%"):
+        store.insert_chunks(rows_for(repo, "x.py", ["one", "two", "three"]))
+        store.put_file_entries([FileEntry(repo, "x.py", 3, 4, "h", 3, 1.0)])
+        store.put_repo_record(repo, {"root": f"/r/{repo}"})
+    assert store.remove_repo("a") == 3
+    assert store.stats() == {"a%": {"files": 1, "chunks": 3}, "ab": {"files": 1, "chunks": 3}}
+    assert set(store.repo_records()) == {"ab", "a%"} and store.file_entries("a") == {}
+    with pytest.raises(NotIndexedError):
+        store.dense_search(embed("one"), 5, Filters(repos=("a",)))
+    assert store.remove_repo("a") == 0
+
+
+def test_vectors_by_hash_returns_stored_embeddings(store):
+    rows = rows_for("r", "a.py", ["one two", "three four"]) + rows_for("s", "b.py", ["one two"])
+    store.insert_chunks(rows)
+    got = store.vectors_by_hash([r.chunk.hash for r in rows] + ["nope", ""])
+    assert set(got) == {r.chunk.hash for r in rows}
+    for r in rows:
+        assert got[r.chunk.hash] == pytest.approx(r.dense, abs=1e-6)
+
+
+def test_iter_chunks_is_sorted_by_path_then_line(store):
+    rows = []
+    for p in ("b.py", "a/z.py", "a.py", "A.py", "a/b.py"):
+        rows += rows_for("r", p, [f"line {i}\nmore" for i in range(12)])
+    random.Random(7).shuffle(rows)
+    store.insert_chunks(rows)
+    got = [(c.path, c.start_line) for c in store.iter_chunks("r")]
+    assert got == sorted((r.chunk.path, r.chunk.start_line) for r in rows)
+    first = next(iter(store.iter_chunks("r")))
+    assert first.text and first.chunk_hash and first.file_hash == "fh-" + first.path and first.score == 0
+
+
+def test_manifest_and_repo_records_round_trip(store):
+    entries = [FileEntry("r", f"d/f{i}.py", i, 10**18 + i, f"h{i}", i % 3, 1.5 + i) for i in range(40)]
+    store.put_file_entries(entries)
+    store.put_file_entries(entries[:5])  # idempotent
+    assert store.file_entries("r") == {e.path: e for e in entries}
+    store.delete_file_entries("r", [e.path for e in entries[:10]] + ["nope"])
+    assert sorted(store.file_entries("r")) == sorted(e.path for e in entries[10:])
+    store.put_repo_record("r", {"root": "/x", "state": "clean", "n": [1, 2]})
+    store.put_repo_record("r", {"root": "/y"})
+    assert store.repo_records() == {"r": {"root": "/y"}}
+
+
+def test_paging_by_primary_key(store, monkeypatch):
+    monkeypatch.setattr(MilvusCalls, "page", 7)
+    rows = []
+    for i in range(9):
+        rows += rows_for("r", f"f{i}.py", [f"text {j}" for j in range(5)])
+    store.insert_chunks(rows)
+    store.put_file_entries([FileEntry("r", f"f{i}.py", 1, 1, "h", 5, 0.0) for i in range(30)])
+    assert store.chunk_paths("r") == {f"f{i}.py": 5 for i in range(9)}
+    assert len(store.file_entries("r")) == 30
+    assert len(list(store.iter_chunks("r"))) == 45
+    assert store.delete_paths("r", [f"f{i}.py" for i in range(4)]) == 20
+    assert count(store, "r") == 25
+
+
+def test_rows_are_validated_before_anything_is_written(store):
+    good = rows_for("r", "a.py", ["keep me"])
+    store.insert_chunks(good)
+    wrong_dim = ChunkRow(good[0].id, "r", "fh", good[0].chunk, [0.1] * (DIM + 1))
+    huge = rows_for("r", "b.py", ["x" * 70_000])
+    bad_id = [ChunkRow('id"with quote', "r", "fh", good[0].chunk, good[0].dense)]
+    for batch in ([wrong_dim], huge, bad_id, good + [wrong_dim]):
+        with pytest.raises(StoreError):
+            store.insert_chunks(batch)
+    assert [c.text for c in store.iter_chunks("r")] == ["keep me"]  # Lite's failed upsert would delete it
+    with pytest.raises(StoreError, match="dimensions"):
+        store.dense_search([1.0, 0.0], 3, Filters())
+
+
+def test_a_milvus_failure_mid_write_is_a_store_error(store):
+    store.insert_chunks(rows_for("r", "a.py", ["before"]))
+    server = store._m._alive.__self__  # the LiteServer of this store
+    server.proc.kill()
+    server.proc.wait()
+    t = time.monotonic()
+    with pytest.raises(StoreError, match="stopped") as err:
+        store.insert_chunks(rows_for("r", "b.py", ["after"]))
+    assert time.monotonic() - t < 10  # bounded retries, not pymilvus' 75
+    assert "codeseam index" in str(err.value)
+    with pytest.raises(StoreError):
+        store.bm25_search("before", 3, Filters())

@@ -1,0 +1,137 @@
+"""Milvus Lite as a process: the single-process lock, holders that die, cold imports.
+Real subprocesses, real Milvus Lite files in temp dirs."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from codeseam.errors import IndexBusyError
+from codeseam.store import Filters, Store
+from tests.test_store import META, rows_for, settings_for
+
+HOLDER = textwrap.dedent("""
+    import sys, time
+    from codeseam.settings import Settings
+    from codeseam.store import Store
+    from tests.test_store import META, rows_for
+    store = Store.open(Settings(data_dir=sys.argv[1]), expect=META, create=True)
+    store.insert_chunks(rows_for("held", "h.py", ["written by the holder"]))
+    print("ready", flush=True)
+    time.sleep(120)
+""")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run_python(code: str, *args: str, **kw) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", code, *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            text=True, **kw)
+
+
+@pytest.fixture
+def holder(tmp_path):
+    settings = settings_for(tmp_path)
+    proc = run_python(HOLDER, str(settings.data_path))
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        yield settings, proc
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_a_second_process_gets_index_busy_naming_the_holder(holder):
+    settings, proc = holder
+    t = time.monotonic()
+    with pytest.raises(IndexBusyError) as err:
+        Store.open(settings, expect=META, create=False)
+    assert time.monotonic() - t < 5
+    text = str(err.value)
+    assert f"process {proc.pid}" in text and "-c" in text  # who: pid and command line
+    assert f"kill {proc.pid}" in text and "codeseam serve" in text  # what to do
+    with pytest.raises(IndexBusyError):
+        Store.open(settings, expect=META, create=True, lock_timeout=0.3)
+
+
+def test_the_index_is_free_again_when_the_holder_is_killed(holder):
+    settings, proc = holder
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    with Store.open(settings, expect=META, create=False) as store:  # waits for its old server to go
+        assert [c.text for c in store.iter_chunks("held")] == ["written by the holder"]
+
+
+def test_a_foreign_milvus_lite_holder_is_busy_too(tmp_path):
+    """A program that opened the file with plain pymilvus holds milvus-lite's own lock."""
+    settings = settings_for(tmp_path)
+    with Store.open(settings, expect=META, create=True):
+        pass
+    db = settings.data_path / "index.db"
+    code = ("import fcntl, sys, time; f = open(sys.argv[1], 'a'); "
+            "fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB); print('ready', flush=True); time.sleep(60)")
+    proc = run_python(code, str(db.with_name(".index.db.lock")))
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        with pytest.raises(IndexBusyError, match="another program"):
+            Store.open(settings, expect=META, create=False)
+    finally:
+        proc.kill()
+        proc.wait()
+    with Store.open(settings, expect=META, create=False):  # nothing left behind by the failure
+        pass
+
+
+def test_close_releases_the_file_for_the_same_process(tmp_path):
+    settings = settings_for(tmp_path)
+    for i in range(3):
+        with Store.open(settings, expect=META, create=True) as store:
+            store.insert_chunks(rows_for("r", f"f{i}.py", [f"text {i}"]))
+            with pytest.raises(IndexBusyError, match="this process"):
+                Store.open(settings, expect=META, create=False)
+    with Store.open(settings, expect=META, create=False) as store:
+        assert sorted(store.chunk_paths("r")) == ["f0.py", "f1.py", "f2.py"]
+
+
+COLD = textwrap.dedent("""
+    import json, sys
+    import codeseam.store
+    seen = {"pymilvus_on_import": "pymilvus" in sys.modules}
+    from codeseam.settings import Settings
+    from codeseam.store import Store, Filters
+    from tests.test_store import META, rows_for, embed
+    with Store.open(Settings(data_dir=sys.argv[1]), expect=META, create=True) as store:
+        store.insert_chunks(rows_for("r", "a.py", ["cold open works"]))
+        seen["hits"] = len(store.dense_search(embed("cold"), 3, Filters()))
+        seen["pandas_after_open"] = "pandas" in sys.modules
+    import pandas
+    from pymilvus.orm import schema
+    df = pandas.DataFrame({"a": [1]})
+    seen["real_pandas"] = hasattr(pandas, "read_csv") and type(df).__module__.startswith("pandas")
+    seen["isinstance_ok"] = isinstance(df, schema.pd.DataFrame) and not isinstance([], schema.pd.DataFrame)
+    print(json.dumps(seen))
+""")
+
+
+def test_store_import_is_light_and_opening_skips_pandas(tmp_path):
+    proc = run_python(COLD, str(tmp_path / "data"))
+    out, _ = proc.communicate(timeout=120)
+    seen = json.loads(out.strip().splitlines()[-1])
+    assert seen == {"pymilvus_on_import": False, "hits": 1, "pandas_after_open": False,
+                    "real_pandas": True, "isinstance_ok": True}
+
+
+def test_open_in_background(tmp_path):
+    from codeseam.store import open_in_background
+
+    future = open_in_background(settings_for(tmp_path), expect=META, create=True)
+    with future.result(timeout=60) as store:
+        store.insert_chunks(rows_for("r", "a.py", ["hello"]))
+        assert store.bm25_search("hello", 1, Filters())[0].text == "hello"
