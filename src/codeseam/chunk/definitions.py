@@ -1,0 +1,410 @@
+"""The generic definition rule: which nodes are definitions, their names and kinds.
+
+No per-language table of node types: a grammar works the day the pack ships it. The rule
+reads field names and the words in node type names (split on ``_`` and camelCase):
+
+- a *name*: the ``name`` field; else the innermost ``declarator`` (C, C++); for nodes
+  whose type says function/class, the ``type`` field (Rust ``impl Type``), a field
+  holding an identifier (Zig ``fn``), or the first identifier child (Kotlin); the
+  ``pattern`` of a binding with a body (OCaml ``let``); the first argument of a
+  call with a do-block (Elixir ``def``/``defmodule``); the heading of a section
+  (Markdown); the key of an entry in a data file (JSON, YAML, TOML).
+- a *kind*: type words such as ``class``/``struct``/``impl``/``module`` give ``class``,
+  ``function``/``method``/``fn`` give ``function`` (``method`` inside a class), a body
+  alone gives ``function``; a ``value`` that is a function or class (JS
+  ``const f = () => ...``, Go ``type T struct``) gives its kind.
+- wrappers are looked through via their last named child (``export``, decorators,
+  ``template <...>``, ``const``); a named signature followed by a body sibling is a
+  definition too (Dart, Zig).
+
+Symbol paths are dotted: ``Class.method``, ``outer.inner``; Go methods take their
+receiver type (``Server.Get``), ``obj.prop = function`` gives ``obj.prop``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Any
+
+FUNC_WORDS = frozenset({"function", "method", "fn", "func", "constructor", "destructor",
+                        "procedure", "subroutine", "lambda", "macro", "getter", "setter"})
+CLASS_WORDS = frozenset({"class", "struct", "interface", "trait", "impl", "module", "mod",
+                         "namespace", "enum", "object", "protocol", "extension", "record",
+                         "union", "instance", "container", "data"})
+# Values whose type says class make a class (``T struct {...}``); an ``object`` literal does not.
+VALUE_CLASS_WORDS = CLASS_WORDS - {"object"}
+SECTION_WORDS = frozenset({"section"})
+# Words that say "not a definition": calls, expressions, names, lists, bodies.
+VETO_WORDS = frozenset({"if", "for", "while", "try", "with", "switch", "match", "case",
+                        "return", "else", "elif", "loop", "catch", "foreach", "unless",
+                        "until", "raise", "throw", "yield", "await", "assert", "delete",
+                        "call", "invocation", "expression", "path", "name", "identifier",
+                        "reference", "argument", "arguments", "parameter", "parameters",
+                        "literal", "pattern", "clause", "list", "body", "block", "heritage",
+                        "id", "import", "open", "use", "include"})
+VALUE_VETO_WORDS = frozenset({"if", "for", "while", "try", "with", "switch", "match", "case",
+                        "return", "else", "elif", "loop", "catch", "foreach", "unless",
+                        "until", "raise", "throw", "yield", "await", "assert", "delete",
+                        "call", "invocation", "type", "signature", "declaration"})
+# Wrapper descent stops at calls, bodies, lists, names (all vetoed words but "expression").
+STOP_WORDS = VETO_WORDS - {"expression"}
+TRIVIA_WORDS = frozenset({"comment", "attribute", "annotation", "decorator", "pragma",
+                          "haddock", "signature"})
+BODY_WORDS = frozenset({"body", "block"})
+IMPORT_WORDS = frozenset({"import", "imports", "include", "use", "using", "require", "open",
+                          "extern"})
+HEADING_WORDS = frozenset({"heading", "title"})
+IDENT_SUFFIXES = ("identifier", "name", "constant", "word", "key", "variable", "alias",
+                  "IDENTIFIER")
+
+# Data languages: entries are named by their key and are sections.
+DATA_LANGUAGES = frozenset({"json", "yaml", "toml"})
+
+SIG_MAX_BYTES = 300
+SIG_MAX_LINES = 4
+NAME_MAX = 80
+
+_CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+@functools.lru_cache(maxsize=4096)
+def type_words(node_type: str) -> frozenset[str]:
+    """Words of a node type: ``function_definition`` -> {function, definition},
+    ``FnProto`` -> {fn, proto}."""
+    words = set()
+    for part in node_type.split("_"):
+        if part.islower() or part.isupper():
+            words.add(part.lower())
+        else:
+            words.update(w.lower() for w in _CAMEL.findall(part))
+    return frozenset(words)
+
+
+@functools.lru_cache(maxsize=4096)
+def is_trivia_type(node_type: str) -> bool:
+    return bool(type_words(node_type) & TRIVIA_WORDS)
+
+
+@functools.lru_cache(maxsize=4096)
+def is_comment_type(node_type: str) -> bool:
+    return bool(type_words(node_type) & {"comment", "haddock"})
+
+
+@functools.lru_cache(maxsize=4096)
+def is_import_type(node_type: str) -> bool:
+    return bool(type_words(node_type) & IMPORT_WORDS)
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_body_type(node_type: str) -> bool:
+    return bool(type_words(node_type) & BODY_WORDS)
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_ident_type(node_type: str) -> bool:
+    return node_type.endswith(IDENT_SUFFIXES)
+
+
+@dataclass(slots=True, eq=False)
+class Def:
+    """A definition found in the tree."""
+
+    name: str
+    path: str  # dotted symbol path
+    kind: str  # function | method | class | section
+    parent: "Def | None"
+    start: int  # byte where its first unit starts (leading comments included)
+    node: Any  # the definition's node (kept for the signature, computed on demand)
+    sig_start: int  # where the signature starts (decorators included)
+    data: bytes
+
+    @property
+    def node_id(self) -> int:
+        return self.node.id
+
+    @property
+    def parent_path(self) -> str:
+        return self.parent.path if self.parent is not None else ""
+
+    @property
+    def sig(self) -> str:
+        """Signature (decorators included), for continuation headers."""
+        return signature(self.data, self.sig_start, self.node)
+
+
+def _text(data: bytes, node: Any) -> str:
+    return data[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+
+_GENERIC = re.compile(r"<[^<>]*>|\[[^\[\]]*\]")
+_SEPS = re.compile(r"\s*(?:::|->|:|\\|/)\s*")
+
+
+def clean_name(raw: str) -> str:
+    """``Foo<T>`` -> ``Foo``; ``a::b`` / ``M:f`` / ``A\\B`` -> dotted; one line, bounded."""
+    if raw.isidentifier():
+        return raw[:NAME_MAX]
+    name = raw.strip().split("\n", 1)[0]
+    for _ in range(3):
+        stripped = _GENERIC.sub("", name)
+        if stripped == name:
+            break
+        name = stripped
+    name = _SEPS.sub(".", name).strip("*&(). \t\"'`")
+    name = " ".join(name.split())
+    return name[:NAME_MAX]
+
+
+def _receiver_type(data: bytes, receiver: Any) -> str:
+    """Go receiver ``(s *Server)`` / ``(s Server[T])`` -> ``Server``."""
+    text = _GENERIC.sub("", _text(data, receiver))
+    idents = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text)
+    return idents[-1] if idents else ""
+
+
+def _heading_text(data: bytes, node: Any) -> str | None:
+    for child in node.named_children:
+        if type_words(child.type) & HEADING_WORDS:
+            content = child.child_by_field_name("heading_content")
+            raw = _text(data, content if content is not None else child)
+            raw = raw.strip().strip("#=-~^*` \t").strip()
+            return raw.split("\n", 1)[0].strip() or None
+        return None
+    return None
+
+
+def _name_node(node: Any, words: frozenset[str], data_lang: bool,
+               has_body: bool = False) -> Any | None:
+    """The node holding a definition's name, by field names and type words."""
+    n = node.child_by_field_name("name")
+    if n is not None:
+        return n
+    d = node.child_by_field_name("declarator")
+    if d is not None:
+        while True:
+            inner = d.child_by_field_name("declarator")
+            if inner is None:
+                return d
+            d = inner
+    if data_lang:
+        k = node.child_by_field_name("key")
+        if k is not None:
+            return k
+        child = node.named_child(0) if node.named_child_count else None
+        if child is not None and (_is_ident_type(child.type) or child.type.endswith("key")):
+            return child
+        return None
+    if words & (FUNC_WORDS | CLASS_WORDS) and (
+            has_body or node.start_point.row != node.end_point.row or _has_body(node)):
+        t = node.child_by_field_name("type")
+        if t is not None and t.start_point.row == node.start_point.row:
+            return t
+        return _first_ident(node)
+    p = node.child_by_field_name("pattern")
+    if p is not None and p.child_count == 0 and node.child_by_field_name("body") is not None:
+        return p
+    return None
+
+
+def _has_body(node: Any) -> bool:
+    """A ``body`` field, or a body/block child among the first few children."""
+    if node.child_by_field_name("body") is not None:
+        return True
+    for i in range(min(node.child_count, 8)):
+        child = node.child(i)
+        if child is not None and child.is_named and _is_body_type(child.type):
+            return True
+    return False
+
+
+def _value_kind(node: Any, last_child: bool = False) -> str | None:
+    """Kind of a named value: ``const f = () => {}`` -> function; ``T struct {}`` -> class.
+
+    Looks at the ``value``/``right``/``type``/``body`` fields (and, with ``last_child``, the
+    last named child when it spans several rows), through single-child wrappers.
+    """
+    candidates = [node.child_by_field_name(f) for f in ("value", "right", "type", "body")]
+    count = node.named_child_count
+    if last_child and count:
+        last = node.named_child(count - 1)
+        if last is not None and last.start_point.row != last.end_point.row:
+            candidates.append(last)
+    for v in candidates:
+        if v is None:
+            continue
+        for _ in range(4):  # look through wrappers (parentheses, suffix expressions)
+            w = type_words(v.type)
+            if w & FUNC_WORDS and not w & VALUE_VETO_WORDS:
+                return "function"
+            if w & VALUE_CLASS_WORDS and v.start_point.row != v.end_point.row:
+                return "class"
+            if v.named_child_count != 1 or w & BODY_WORDS:
+                break
+            v = v.named_child(0)
+    return None
+
+
+def _first_ident(node: Any) -> Any | None:
+    """The first identifier leaf on the node's first row."""
+    row = node.start_point.row
+    for i in range(min(node.named_child_count, 8)):
+        child = node.named_child(i)
+        if child is None or child.start_point.row != row:
+            return None
+        if child.child_count == 0 and _is_ident_type(child.type):
+            return child
+    return None
+
+
+def _call_def(node: Any, data: bytes) -> tuple[str, str] | None:
+    """A call with a do-block (Elixir ``def f(x) do``): name from its first argument."""
+    target = node.child_by_field_name("target")
+    if target is None or not any(_is_body_type(c.type) for c in node.named_children):
+        return None
+    args = None
+    for child in node.named_children:
+        if child.type == "arguments" or child.type == "argument_list":
+            args = child
+            break
+    if args is None or args.named_child_count == 0:
+        return None
+    first = args.named_children[0]
+    head = first.child_by_field_name("target") or first
+    if head.type == "binary_operator":  # `def f(x) when guard`
+        head = head.child_by_field_name("left") or head
+        head = head.child_by_field_name("target") or head
+    keyword = _text(data, target)
+    if not keyword.startswith("def"):  # def, defp, defmodule, defmacro, defimpl ...
+        return None
+    kind = "class" if type_words(keyword) & CLASS_WORDS or "module" in keyword else "function"
+    return clean_name(_text(data, head)), kind
+
+
+def classify(node: Any, data: bytes, data_lang: bool,
+             words: frozenset[str] | None = None) -> tuple[str, str] | None:
+    """``(name, kind)`` when ``node`` itself is a definition."""
+    if words is None:
+        words = type_words(node.type)
+    if words & SECTION_WORDS:
+        heading = _heading_text(data, node)
+        return (heading, "section") if heading else None
+    if data_lang:
+        name_node = _name_node(node, words, True)
+        if name_node is None:
+            return None
+        name = clean_name(_text(data, name_node))
+        return (name, "section") if name else None
+    if "call" in words:  # Elixir `def f(x) do ... end`
+        return _call_def(node, data)
+    if words & VETO_WORDS:
+        return None
+    name_node = _name_node(node, words, False)
+    kind: str | None = None
+    if name_node is None:
+        kind = _value_kind(node, last_child=True)
+        name_node = _first_ident(node) if kind is not None else None
+        if name_node is None:
+            return None
+    elif words & CLASS_WORDS:
+        kind = "class"
+    elif words & FUNC_WORDS:
+        kind = "function"
+    else:
+        kind = _value_kind(node)
+        if kind is None:
+            if not _has_body(node):
+                return None
+            kind = "function"
+    name = clean_name(_text(data, name_node))
+    if not name:
+        return None
+    receiver = node.child_by_field_name("receiver")
+    if receiver is not None:
+        rtype = _receiver_type(data, receiver)
+        if rtype:
+            name = f"{rtype}.{name}"
+    return name, kind
+
+
+def find_definition(node: Any, data: bytes, data_lang: bool) -> tuple[Any, str, str] | None:
+    """``(def_node, name, kind)``: ``node`` or a definition it wraps.
+
+    Wrappers (``export``, decorators, ``template <...>``, ``const x = ...``, an expression
+    statement) are looked through via their last named child, at most three levels,
+    never into a call, a body or a list.
+    """
+    cur = node
+    for _ in range(4):
+        if cur.child_count == 0:
+            return None
+        words = type_words(cur.type)
+        found = classify(cur, data, data_lang, words)
+        if found is not None:
+            return cur, found[0], found[1]
+        if data_lang or words & STOP_WORDS:
+            return None
+        count = cur.named_child_count
+        if count == 0 or count > 4:
+            return None
+        kids = cur.named_children
+        if count <= 3:
+            sib = sibling_definition(kids, data)
+            if sib is not None:
+                return cur, sib[0], sib[1]
+        # JS `obj.prop = function () {}`: an assignment whose right side is a function
+        right = cur.child_by_field_name("right")
+        if right is not None:
+            rwords = type_words(right.type)
+            if rwords & (FUNC_WORDS | CLASS_WORDS) and not rwords & VALUE_VETO_WORDS:
+                left = cur.child_by_field_name("left")
+                if left is not None:
+                    kind = "class" if rwords & CLASS_WORDS else "function"
+                    return cur, clean_name(_text(data, left)), kind
+        kids = [c for c in kids if not is_trivia_type(c.type)]
+        if not kids or len(kids) > 2:
+            return None
+        cur = kids[-1]
+    return None
+
+
+def sibling_definition(nodes: list[Any], data: bytes) -> tuple[str, str] | None:
+    """A named signature followed by a body (Dart ``f() {}``, Zig ``fn f() {}``)."""
+    for i in range(len(nodes) - 1):
+        a = nodes[i]
+        if a.child_count == 0 or not _is_body_type(nodes[i + 1].type):
+            continue
+        words = type_words(a.type)
+        target = a
+        name_node = _name_node(a, words, False, has_body=True)
+        if name_node is None and a.named_child_count:
+            target = a.named_children[-1] if a.named_child_count == 1 else a.named_children[0]
+            name_node = _name_node(target, type_words(target.type), False, has_body=True)
+        if name_node is None:
+            continue
+        words = words | type_words(target.type)
+        kind = "class" if words & CLASS_WORDS else "function"
+        return clean_name(_text(data, name_node)), kind
+    return None
+
+
+def signature(data: bytes, start: int, def_node: Any) -> str:
+    """Source from ``start`` (decorators) to the body, bounded to a few lines."""
+    body = def_node.child_by_field_name("body")
+    end = body.start_byte if body is not None and body.start_byte > start else -1
+    if end < 0:
+        nl = data.find(b"\n", def_node.start_byte)
+        end = def_node.end_byte if nl < 0 else min(nl, def_node.end_byte)
+    raw = data[start:min(end, start + SIG_MAX_BYTES)].decode("utf-8", "replace")
+    lines = [ln.rstrip() for ln in raw.split("\n")[:SIG_MAX_LINES]]
+    return "\n".join(ln for ln in lines if ln.strip())
+
+
+def make_def(name: str, kind: str, scope: Def | None, start: int, sig_start: int, node: Any,
+             data: bytes) -> Def:
+    if kind == "function" and scope is not None and scope.kind == "class":
+        kind = "method"
+    path = f"{scope.path}.{name}" if scope is not None else name
+    return Def(name=name, path=path, kind=kind, parent=scope, start=start, node=node,
+               sig_start=sig_start, data=data)

@@ -1,0 +1,282 @@
+"""The header that goes into ``indexed_text``: what a chunk is and where it lives.
+
+``text`` stays the clean source. ``indexed_text`` is a compact header followed by the
+text; the header helps both BM25 and dense retrieval::
+
+    json/decoder.py (python)
+    method JSONDecoder.raw_decode in JSONDecoder
+    imports: re, json.scanner
+    defines: JSONDecoder.raw_decode
+    words: raw decode, json decoder, scan once
+    def raw_decode(self, s, idx=0):      <- only when the chunk starts inside a definition
+        ...
+    <text>
+
+The header is bounded: a fixed number of imports and identifier splits in byte mode,
+and at most ``Budget.header_tokens`` tokens in token mode (identifier splits go first,
+then defines, imports, the signature), so the code keeps most of an embedder's budget.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+from .budget import Budget, safe_count
+
+MAX_IMPORTS = 12
+MAX_IMPORTS_CHARS = 200
+MAX_DEFINES = 12
+MAX_WORDS = 24
+MAX_WORDS_CHARS = 300
+MAX_SCAN_BYTES = 8000
+
+_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^\x00-\x7f]+")
+# bytes -> identifier characters kept, everything else a space (ASCII identifiers only)
+_IDENT_TABLE = bytes(c if (48 <= c <= 57 or 65 <= c <= 90 or 97 <= c <= 122 or c == 95) else 32
+                     for c in range(256))
+_IMPORT_TOKEN = re.compile(r"""["'<]([^"'<>\s]+)[">']|([A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|\\|/)[A-Za-z_][A-Za-z0-9_]*)*)""")
+_IMPORT_STOP = frozenset({
+    "import", "from", "as", "use", "using", "include", "require", "require_relative",
+    "static", "package", "type", "typeof", "open", "extern", "crate", "self", "super", "pub",
+    "qualified", "hiding", "export", "namespace", "define", "library", "part", "show", "hide",
+    "deferred", "only", "except", "with", "in", "const", "let", "var", "alias", "global",
+})
+
+
+@functools.lru_cache(maxsize=65536)
+def _split_cached(name: str) -> tuple[str, ...]:
+    words: list[str] = []
+    for piece in re.split(r"[^0-9A-Za-z\u0080-\uffff]+", name):
+        if piece:
+            words.extend(w.lower() for w in _PARTS.findall(piece))
+    return tuple(words)
+
+
+def split_identifier(name: str) -> list[str]:
+    """``getUserById`` -> ``[get, user, by, id]``; ``parse_json2`` -> ``[parse, json, 2]``;
+    ``HTTPServer`` -> ``[http, server]``."""
+    return list(_split_cached(name))
+
+
+def _splittable(word: bytes) -> bool:
+    core = word.strip(b"_")
+    if not core:
+        return False
+    if b"_" in core:
+        return True
+    if core.islower() or core.isupper():
+        return not core.isalpha() and not core.isdigit()  # letters and digits: json2
+    return True  # mixed case: camelCase, PascalCase
+
+
+# word -> its split words joined by spaces ("" when it does not split); the keys of the
+# splittable ones. Bounded: cleared when large.
+_MEMO: dict[bytes, str] = {}
+_SPLITTABLE: dict[bytes, str] = {}
+_SPLITTABLE_SET: set[bytes] = set()
+_MEMO_MAX = 300_000
+
+
+def _learn(words: Iterable[bytes]) -> None:
+    if len(_MEMO) > _MEMO_MAX:
+        _MEMO.clear()
+        _SPLITTABLE.clear()
+        _SPLITTABLE_SET.clear()
+    for word in words:
+        value = ""
+        if _splittable(word):
+            parts = _split_cached(word.decode("ascii"))
+            if len(parts) >= 2:
+                value = " ".join(parts)
+                _SPLITTABLE[word] = value
+                _SPLITTABLE_SET.add(word)
+        _MEMO[word] = value
+
+
+def _splits_in(ident: bytes) -> list[str]:
+    """Splits of the splittable identifiers in ``ident`` (bytes after ``_IDENT_TABLE``),
+    in order of first use. Set operations keep the per-word work in C."""
+    words = set(ident.split())
+    unknown = words.difference(_MEMO)  # a dict argument: C walks ``words`` only
+    if unknown:
+        _learn(unknown)
+    hits = words & _SPLITTABLE_SET
+    if not hits:
+        return []
+    if len(hits) > 1:
+        return list(dict.fromkeys(map(_SPLITTABLE.__getitem__, sorted(hits, key=ident.find))))
+    return [_SPLITTABLE[hits.pop()]]
+
+
+def _splits_of(raw: bytes, limit: int) -> list[str]:
+    """Split forms of the splittable identifiers in ``raw``, first use first, deduplicated."""
+    return _splits_in(raw.translate(_IDENT_TABLE))[:limit]
+
+
+def identifier_splits(text: str, limit: int | None = None) -> str:
+    """Split words of the identifiers in ``text`` that split into two or more parts,
+    in order of first use, deduplicated: ``"getUserById(user_id)"`` ->
+    ``"get user by id, user id"``. ASCII identifiers only."""
+    raw = text.encode("utf-8", "surrogatepass")
+    return ", ".join(_splits_of(raw, limit if limit is not None else 1 << 30))
+
+
+def import_summary(data: bytes, nodes: Iterable[Any]) -> list[str]:
+    """Module names from the file's top-level import nodes, deduplicated and capped."""
+    names: list[str] = []
+    seen: set[str] = set()
+    chars = 0
+    for node in nodes:
+        raw = data[node.start_byte:node.end_byte].decode("utf-8", "replace")
+        for m in _IMPORT_TOKEN.finditer(raw):
+            name = m.group(1) or m.group(2)
+            if not name or name in seen or name.lower() in _IMPORT_STOP:
+                continue
+            seen.add(name)
+            names.append(name)
+            chars += len(name) + 2
+            if len(names) >= MAX_IMPORTS or chars >= MAX_IMPORTS_CHARS:
+                return names
+    return names
+
+
+@functools.lru_cache(maxsize=65536)
+def _name_split(name: str) -> tuple[str, ...]:
+    out = []
+    for part in name.split("."):
+        parts = _split_cached(part)
+        if len(parts) >= 2:
+            out.append(" ".join(parts))
+    return tuple(out)
+
+
+def _name_splits(names: Iterable[str]) -> list[str]:
+    out: list[str] = []
+    for name in names:
+        out.extend(_name_split(name))
+    return out
+
+
+class FileWords:
+    """Identifier splits for the chunks of one file (the file is translated once)."""
+
+    __slots__ = ("ident",)
+
+    def __init__(self, data: bytes) -> None:
+        self.ident = data.translate(_IDENT_TABLE)
+
+    def words(self, a: int, b: int, names: Iterable[str]) -> list[str]:
+        """Splits for ``data[a:b]``: its symbol and defined names, then what it uses."""
+        out = _name_splits(names) if names else []
+        out.extend(_splits_in(self.ident[a:min(b, a + MAX_SCAN_BYTES)]))
+        return _bounded(out) if len(out) > 1 else out
+
+
+def _bounded(words: list[str]) -> list[str]:
+    words = list(dict.fromkeys(words))[:MAX_WORDS]
+    if sum(map(len, words)) + 2 * len(words) <= MAX_WORDS_CHARS:
+        return words
+    chars = 0
+    for i, w in enumerate(words):
+        chars += len(w) + 2
+        if chars > MAX_WORDS_CHARS:
+            return words[:i]
+    return words
+
+
+@dataclass(slots=True)
+class HeaderParts:
+    path: str
+    language: str
+    kind: str
+    symbol: str
+    parent: str
+    imports: list[str]
+    defines: list[str]
+    words: list[str]
+    sig: str
+
+    def render(self) -> str:
+        lines = [f"{self.path} ({self.language})"]
+        what = f"{self.kind} {self.symbol}".rstrip() if self.symbol else self.kind
+        if self.parent:
+            what += f" in {self.parent}"
+        lines.append(what)
+        if self.imports:
+            lines.append("imports: " + ", ".join(self.imports))
+        if self.defines:
+            lines.append("defines: " + ", ".join(self.defines))
+        if self.words:
+            lines.append("words: " + ", ".join(self.words))
+        if self.sig:
+            lines.append(self.sig)
+            lines.append("    ...")
+        return "\n".join(lines)
+
+
+def indexed_text(parts: HeaderParts, text: str, budget: Budget) -> str:
+    """Header + text, fitted to the budget (token mode: header <= header_tokens and the
+    whole <= max_tokens; the text is never cut here)."""
+    header = parts.render()
+    if not budget.token_mode:
+        return header + "\n" + text
+    count: Callable[[str], int] = budget.count_tokens  # type: ignore[assignment]
+    limit = budget.header_tokens
+    for shrink in _shrinkers():
+        if safe_count(count, header) <= limit:
+            break
+        if not shrink(parts):
+            continue
+        header = parts.render()
+    full = header + "\n" + text
+    assert budget.max_tokens is not None
+    if safe_count(count, full) <= budget.max_tokens:
+        return full
+    parts.words, parts.defines, parts.imports, parts.sig, parts.parent = [], [], [], "", ""
+    full = parts.render() + "\n" + text
+    if safe_count(count, full) <= budget.max_tokens:
+        return full
+    return text
+
+
+def _shrinkers() -> list[Callable[[HeaderParts], bool]]:
+    def halve_words(p: HeaderParts) -> bool:
+        if not p.words:
+            return False
+        p.words = p.words[: len(p.words) // 2]
+        return True
+
+    def drop_defines(p: HeaderParts) -> bool:
+        if len(p.defines) > 1:
+            p.defines = p.defines[:1] if len(p.defines) > 3 else []
+            return True
+        p.defines = []
+        return False
+
+    def halve_imports(p: HeaderParts) -> bool:
+        if not p.imports:
+            return False
+        p.imports = p.imports[: len(p.imports) // 2]
+        return True
+
+    def cut_sig(p: HeaderParts) -> bool:
+        if "\n" in p.sig:
+            p.sig = p.sig.rsplit("\n", 1)[0]
+            return True
+        if p.sig:
+            p.sig = ""
+            return True
+        return False
+
+    def cut_path(p: HeaderParts) -> bool:
+        if len(p.path) > 40:
+            p.path = "..." + p.path[-37:]
+            p.parent = ""
+            p.symbol = p.symbol[-60:]
+            return True
+        return False
+
+    return [halve_words] * 6 + [drop_defines, drop_defines] + [halve_imports] * 5 + [cut_sig] * 5 + [cut_path]
