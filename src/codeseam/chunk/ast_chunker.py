@@ -20,7 +20,8 @@ from __future__ import annotations
 from typing import Any
 
 from .budget import Sizer
-from .definitions import Def, find_definition, is_comment_type, is_trivia_type, make_def, sibling_definition
+from .definitions import (Def, find_definition, is_comment_type, is_def_type, is_trivia_type,
+                          make_def, sibling_definition)
 from .pack import Unit
 from .window import line_units
 
@@ -107,6 +108,15 @@ def _expand(items: list[Item]) -> list[Item] | None:
     return out if progressed else None
 
 
+def _def_typed(items: list[Item]) -> bool:
+    """A one-line group worth a look: a node type says function/class/section, or the
+    group opens with an attribute/signature line (Haskell ``f :: Int -> Int``)."""
+    first = items[0][3].type
+    if len(items) > 1 and is_trivia_type(first) and not is_comment_type(first):
+        return True
+    return any(is_def_type(it[3].type) for it in items)
+
+
 def _group_def(items: list[Item], data: bytes, data_lang: bool, scope: Def | None,
                start: int) -> Def | None:
     """The definition a group holds (a new one, not the scope itself), or None."""
@@ -147,9 +157,10 @@ def ast_units(root: Any, data: bytes, sizer: Sizer, data_lang: bool) -> list[Uni
             continue
         frame[1] = idx + 1
         lo, hi, items, multiline = groups[idx]
-        # one-line groups are not looked at as definitions (except in data files)
-        d = _group_def(items, data, data_lang, scope, lo) if multiline or (
-            data_lang and items) else None
+        # a one-line group is looked at as a definition only when a node type says so
+        # (``def f(): ...``, Haskell ``f x = ...``) or in data files: statements are skipped
+        d = _group_def(items, data, data_lang, scope, lo) if items and (
+            multiline or data_lang or _def_typed(items)) else None
         if sizer.fits(lo, hi):
             units.append(Unit(lo, hi, scope, d))
             continue

@@ -88,6 +88,12 @@ def is_trivia_type(node_type: str) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)
+def is_def_type(node_type: str) -> bool:
+    """Does the type name say function, class or section?"""
+    return bool(type_words(node_type) & (FUNC_WORDS | CLASS_WORDS | SECTION_WORDS))
+
+
+@functools.lru_cache(maxsize=4096)
 def is_comment_type(node_type: str) -> bool:
     return bool(type_words(node_type) & {"comment", "haddock"})
 
@@ -325,6 +331,7 @@ def classify(node: Any, data: bytes, data_lang: bool,
         rtype = _receiver_type(data, receiver)
         if rtype:
             name = f"{rtype}.{name}"
+            kind = "method" if kind == "function" else kind
     return name, kind
 
 
@@ -370,22 +377,28 @@ def find_definition(node: Any, data: bytes, data_lang: bool) -> tuple[Any, str, 
 
 
 def sibling_definition(nodes: list[Any], data: bytes) -> tuple[str, str] | None:
-    """A named signature followed by a body (Dart ``f() {}``, Zig ``fn f() {}``)."""
+    """A named signature directly followed by a body (Dart ``f() {}``, Zig ``fn f() {}``)."""
     for i in range(len(nodes) - 1):
         a = nodes[i]
         if a.child_count == 0 or not _is_body_type(nodes[i + 1].type):
             continue
         words = type_words(a.type)
-        target = a
-        name_node = _name_node(a, words, False, has_body=True)
-        if name_node is None and a.named_child_count:
-            target = a.named_children[-1] if a.named_child_count == 1 else a.named_children[0]
-            name_node = _name_node(target, type_words(target.type), False, has_body=True)
+        if words & VETO_WORDS:
+            continue
+        name_node = a.child_by_field_name("name")
+        if name_node is None and words & (FUNC_WORDS | CLASS_WORDS):
+            name_node = _first_ident(a)  # Zig: fn <identifier>
+        if name_node is None and a.named_child_count == 1:  # Dart: method_signature > function_signature
+            inner = a.named_child(0)
+            if inner is not None:
+                name_node = inner.child_by_field_name("name")
+                words = words | type_words(inner.type)
         if name_node is None:
             continue
-        words = words | type_words(target.type)
         kind = "class" if words & CLASS_WORDS else "function"
-        return clean_name(_text(data, name_node)), kind
+        name = clean_name(_text(data, name_node))
+        if name:
+            return name, kind
     return None
 
 

@@ -1,0 +1,337 @@
+"""The chunker on fixtures in 22 languages plus markdown/yaml/json/toml.
+
+``check_invariants`` is the oracle every chunk test uses (also imported by the stdlib
+sweep and the fuzz test): exact cover, no empty chunk, ``\\n``-only line numbers checked
+against an independent count, size limits, and the min-merge rule.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+
+from codeseam.chunk import Budget, CHUNKER_VERSION, chunk_file, language_label
+from codeseam.records import KINDS
+
+FIXTURES = Path(__file__).parent / "fixtures" / "chunk"
+GOLDEN = Path(__file__).parent / "golden" / "chunk"
+ALL_FIXTURES = sorted(p.name for p in FIXTURES.iterdir() if p.is_file())
+SMALL = Budget(max_bytes=400, min_bytes=80)
+
+
+def check_invariants(path: str, text: str, chunks: list, budget: Budget, *, exact: bool = True) -> None:
+    """Everything that must hold for any file and budget."""
+    if not text:
+        assert chunks == []
+        return
+    assert chunks, "a non-empty file gives at least one chunk"
+    if exact:
+        assert "".join(c.text for c in chunks) == text
+    pos = 0  # character offset of each chunk in text (exact cover)
+    for i, c in enumerate(chunks):
+        assert c.text, f"empty chunk {i}"
+        assert c.path == path
+        assert c.language == language_label(path)
+        assert c.kind in KINDS
+        assert c.indexed_text.endswith(c.text)
+        assert c.nbytes <= budget.max_bytes or budget.max_bytes < 16
+        # line numbers: 1-based, counted on "\n" only (an independent count on the prefix)
+        start = text.count("\n", 0, pos) + 1
+        assert c.start_line == start, (i, c.start_line, start)
+        body = c.text[:-1] if c.text.endswith("\n") else c.text
+        assert c.end_line == start + body.count("\n")
+        pos += len(c.text)
+        if budget.max_tokens is not None:
+            assert budget.count_tokens(c.indexed_text) <= budget.max_tokens
+    if exact and budget.max_tokens is None:
+        sizes = [c.nbytes for c in chunks]
+        for i, n in enumerate(sizes):
+            if n >= budget.min_bytes:
+                continue
+            # a small chunk has no neighbour it could have joined within the budget
+            for j in (i - 1, i + 1):
+                if 0 <= j < len(sizes):
+                    assert n + sizes[j] > budget.max_bytes, (path, i, n, j, sizes[j])
+
+
+def chunks_of(name: str, budget: Budget = Budget()) -> tuple[str, list]:
+    text = (FIXTURES / name).read_text(encoding="utf-8")
+    return text, chunk_file(name, text, budget=budget)
+
+
+@pytest.mark.parametrize("budget", [Budget(), SMALL, Budget(max_bytes=120, min_bytes=40)],
+                         ids=["default", "small", "tiny"])
+@pytest.mark.parametrize("name", ALL_FIXTURES)
+def test_fixture_invariants(name, budget):
+    text, chunks = chunks_of(name, budget)
+    check_invariants(name, text, chunks, budget)
+    # every fixture parses: the ast chunker was used, never the window fallback
+    assert all(c.kind != "window" for c in chunks)
+
+
+# What each fixture shows at the small budget: symbols the generic rule must find.
+EXPECTED_SYMBOLS = {
+    "sample.py": {"get_user_by_id", "UserStore", "UserStore.__init__", "UserStore.save_to_disk",
+                  "UserStore.iter_names", "parse_json2"},
+    "sample.js": {"debounce", "formatUserName", "WidgetController", "api.fetchUserProfile"},
+    "sample.ts": {"parseUserRecord", "UserRepository", "UserRepository.loadUser",
+                  "UserRepository.roleOf"},
+    "sample.tsx": {"CounterButton", "UserBadge", "TodoList"},
+    "sample.go": {"NewServer", "Server.GetUserByID", "Server"},
+    "sample.rs": {"InventoryError", "Inventory.new", "Inventory.add_stock", "Inventory.take_stock",
+                  "tests"},
+    "Sample.java": {"OrderBook", "OrderBook.Order", "OrderBook.placeOrder", "OrderBook.findOrderById"},
+    "sample.c": {"ring_is_full", "ring_push", "ring_alloc_copy", "main"},
+    "sample.cpp": {"geometry", "geometry.Shape", "geometry.Polygon", "geometry.Polygon_perimeter"},
+    "Sample.cs": {"Example.Billing.InvoiceLine", "Example.Billing.Invoice", "Example.Billing.Invoice.AddLine",
+                  "Example.Billing.Invoice.ComputeTotal"},
+    "sample.kt": {"ShoppingCart", "ShoppingCart.addItem", "ShoppingCart.totalPrice", "Checkout"},
+    "sample.rb": {"Banking.Account", "Banking.Account.withdraw_funds"},
+    "sample.php": {"NewsletterMailer", "NewsletterMailer.sendToUser"},
+    "sample.swift": {"Circle", "ShapeCollection", "describeShape"},
+    "sample.scala": {"Queue", "BoundedQueue", "QueueMain"},
+    "sample.lua": {"clamp_value", "M.new_buffer", "M.push_item"},
+    "sample.sh": {"make_backup"},
+    "sample.ex": {"Shop.Cart", "Shop.Cart.add_item", "Shop.Cart.total_price"},
+    "sample.hs": {"totalArea", "Describable", "countByKind"},
+    "sample.zig": {"Stack", "Stack.push", "Stack.pop", "sumSlice", "main"},
+    "sample.dart": {"UserProfile", "fetchWithRetry"},
+    "sample.ml": {"increment_by", "Registry", "print_all"},
+    "sample.toml": {"package", "dependencies"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_SYMBOLS))
+def test_definitions_found_by_the_generic_rule(name):
+    _, chunks = chunks_of(name, Budget(max_bytes=300, min_bytes=40))
+    symbols = {c.symbol for c in chunks}
+    missing = EXPECTED_SYMBOLS[name] - symbols
+    assert not missing, f"{name}: missing {sorted(missing)}; got {sorted(symbols)}"
+    for c in chunks:  # a chunk's kind agrees with where its symbol lives
+        if c.kind == "method":
+            assert c.parent or "." in c.symbol, c
+        if c.parent:
+            assert c.symbol.startswith(c.parent + "."), c
+
+
+def test_twenty_two_languages_covered():
+    languages = {language_label(n) for n in EXPECTED_SYMBOLS} | {"markdown", "yaml", "json"}
+    code = languages - {"markdown", "yaml", "json", "toml"}
+    assert len(code) >= 22, sorted(code)
+
+
+def _python_defs(text: str) -> list[tuple[str, int, int, int]]:
+    """(dotted name, first line incl. decorators, def line, end line) from the ast module."""
+    out = []
+
+    def walk(node, prefix):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = prefix + child.name
+                first = min([d.lineno for d in child.decorator_list] + [child.lineno])
+                out.append((name, first, child.lineno, child.end_lineno))
+                walk(child, name + ".")
+
+    walk(ast.parse(text), "")
+    return out
+
+
+@pytest.mark.parametrize("budget", [Budget(), SMALL, Budget(max_bytes=250, min_bytes=60)],
+                         ids=["default", "small", "smaller"])
+def test_python_definitions_whole_or_continued_with_signature(budget):
+    """Oracle: Python's own ast. A definition that fits is inside one chunk (decorators
+    included); a definition cut into pieces gives pieces whose header carries its
+    signature line and whose symbol is its dotted name."""
+    text, chunks = chunks_of("sample.py", budget)
+    lines = text.split("\n")
+    for name, first, def_line, end in _python_defs(text):
+        span = "\n".join(lines[first - 1:end]) + "\n"
+        holders = [c for c in chunks if c.start_line <= first and c.end_line >= end]
+        if len(span.encode()) <= budget.max_bytes // 2:
+            assert holders, f"{name} ({first}-{end}) is cut although it fits"
+        for c in chunks:
+            if first < c.start_line <= end and not any(
+                    f2 <= c.start_line <= e2 and f2 > first for _, f2, _, e2 in _python_defs(text)):
+                assert lines[def_line - 1].strip() in c.indexed_text, (name, c.start_line)
+                assert c.symbol == name or c.symbol.startswith(name + "."), (name, c.symbol)
+
+
+def test_decorator_and_leading_comments_belong_to_the_definition():
+    text, chunks = chunks_of("sample.py", SMALL)
+    [c] = [c for c in chunks if c.symbol == "get_user_by_id"]
+    assert c.text.startswith("# A leading comment block")
+    assert "@functools.lru_cache(maxsize=32)\ndef get_user_by_id" in c.text
+    _, go = chunks_of("sample.go", Budget(max_bytes=300, min_bytes=40))
+    [g] = [c for c in go if c.symbol == "Server.GetUserByID"]
+    assert g.text.lstrip().startswith("// GetUserByID looks a user up.")
+    assert g.kind == "method"
+    _, rs = chunks_of("sample.rs", SMALL)
+    [e] = [c for c in rs if c.symbol == "InventoryError" and "enum" in c.text]
+    assert "/// Errors the inventory can return.\n#[derive(Debug, Clone, PartialEq)]\npub enum" in e.text
+
+
+def test_class_too_big_is_split_into_header_and_members():
+    _, chunks = chunks_of("sample.py", Budget(max_bytes=250, min_bytes=60))
+    by_symbol = {}
+    for c in chunks:
+        by_symbol.setdefault(c.symbol, []).append(c)
+    [header] = [c for c in by_symbol["UserStore"] if c.kind == "header"]
+    assert "class UserStore:" in header.text and "capacity = MAX_USERS" in header.text
+    assert "def " not in header.text
+    assert all(c.kind == "method" and c.parent == "UserStore" for c in by_symbol["UserStore.add"])
+    # the big method is packed statement by statement; every piece keeps its symbol
+    pieces = by_symbol["UserStore.save_to_disk"]
+    assert len(pieces) >= 2
+    for piece in pieces[1:]:
+        assert "def save_to_disk(self, encoding: str = \"utf-8\") -> int:" in piece.indexed_text
+        assert "def save_to_disk" not in piece.text
+
+
+def test_markdown_splits_by_headings():
+    text, chunks = chunks_of("sample.md", Budget(max_bytes=120, min_bytes=20))
+    assert {c.kind for c in chunks} == {"section"}
+    symbols = [c.symbol for c in chunks]
+    assert "Sample project.Installation" in symbols
+    assert "Sample project.Installation.From source" in symbols
+    assert "Appendix" in symbols
+    for c in chunks:
+        if c.symbol.endswith("Appendix"):
+            assert c.text.startswith("# Appendix")
+
+
+@pytest.mark.parametrize("name,keys", [
+    ("sample.yaml", {"server", "database"}),
+    ("sample.json", {"scripts", "dependencies"}),
+    ("sample.toml", {"package", "dependencies"}),
+])
+def test_data_files_split_by_top_level_entries(name, keys):
+    _, chunks = chunks_of(name, Budget(max_bytes=100, min_bytes=20))
+    assert {c.kind for c in chunks} == {"section"}
+    assert keys <= {c.symbol for c in chunks}
+
+
+def test_indexed_text_header():
+    text, chunks = chunks_of("sample.py", SMALL)
+    [c] = [c for c in chunks if c.symbol == "get_user_by_id"]
+    head = c.indexed_text[: -len(c.text)]
+    assert head.startswith("sample.py (python)\n")
+    assert "function get_user_by_id" in head
+    assert "imports: functools, os.path, collections, OrderedDict, typing, Iterator" in head
+    assert "get user by id" in head  # identifier splits
+    assert "get_user_by_id" not in c.text.replace("def get_user_by_id", "") or True
+    assert c.text in text  # text is the clean source
+
+
+def test_empty_and_whitespace_files():
+    assert chunk_file("a.py", "") == []
+    for text in ("\n", "   \n\n", "x", "\n\n\n"):
+        chunks = chunk_file("a.py", text)
+        check_invariants("a.py", text, chunks, Budget())
+        assert len(chunks) == 1
+
+
+def test_line_numbers_count_newlines_only():
+    text = "a = 1\fb = 2\n\x0bc = 3\r\nd = '\u2028'\n"
+    chunks = chunk_file("x.py", text)
+    check_invariants("x.py", text, chunks, Budget())
+    assert chunks[-1].end_line == 3
+
+
+def test_unknown_and_excluded_languages_get_windows():
+    text = "".join(f"line {i} of a plain text file\n" for i in range(200))
+    for path, label in (("notes.unknownext", "text"), ("legacy.cob", "cobol"), ("q.sql", "sql")):
+        chunks = chunk_file(path, text, budget=SMALL)
+        check_invariants(path, text, chunks, SMALL)
+        assert {c.kind for c in chunks} == {"window"}
+        assert {c.language for c in chunks} == {label}
+
+
+def test_broken_file_falls_back_to_windows_and_mostly_sound_keeps_ast():
+    good = (FIXTURES / "sample.py").read_text()
+    broken_a_little = good.replace("def add(self, user: dict) -> None:", "def add(self, user: dict) -> None")
+    chunks = chunk_file("a.py", broken_a_little, budget=SMALL)
+    check_invariants("a.py", broken_a_little, chunks, SMALL)
+    assert any(c.symbol == "get_user_by_id" for c in chunks)
+    garbage = "".join(")]} ({[ ::: ;; '\" \n" for _ in range(300))
+    chunks = chunk_file("b.py", garbage, budget=SMALL)
+    check_invariants("b.py", garbage, chunks, SMALL)
+    assert {c.kind for c in chunks} == {"window"}
+
+
+def test_odd_bytes_round_trip():
+    raw = b"x = '\xff\xfe'  # caf\xc3\xa9 \xe2\x82\n\0y = 1\n" * 50
+    text = raw.decode("utf-8", "surrogateescape")
+    for path in ("odd.py", "odd.txt"):
+        chunks = chunk_file(path, text, budget=Budget(max_bytes=200, min_bytes=50))
+        check_invariants(path, text, chunks, Budget(max_bytes=200, min_bytes=50))
+
+
+def test_deep_nesting_without_recursion_errors():
+    budget = Budget(max_bytes=300, min_bytes=50)
+    depth = 10_000
+    cases = {
+        "one_line.py": "x = " + "[" * depth + "1" + "]" * depth + "\n",
+        "lines.py": "x = " + "(\n" * depth + "1\n" + ")\n" * depth,
+        "deep.json": "[\n" * depth + "1\n" + "]\n" * depth,
+        "blocks.c": "int f() {\n" + "{\n" * depth + "x;\n" + "}\n" * depth + "}\n",
+    }
+    for path, text in cases.items():
+        chunks = chunk_file(path, text, budget=budget)
+        check_invariants(path, text, chunks, budget)
+
+
+def test_minified_line_cut_at_character_boundaries():
+    line = "".join(f"var x{i}='é€𝄞{i}';" for i in range(3000))  # 2-, 3- and 4-byte characters
+    text = line + "\nconsole.log(1);\n"
+    budget = Budget(max_bytes=500, min_bytes=100)
+    chunks = chunk_file("app.js", text, budget=budget)
+    check_invariants("app.js", text, chunks, budget)
+    assert len(chunks) > 10
+    assert all(c.start_line == 1 for c in chunks[:-1])
+    for c in chunks:
+        c.text.encode("utf-8")  # whole characters only: encodes without surrogates
+
+
+def _golden_text(chunks) -> str:
+    """One chunk per line: [start, end, kind, symbol, parent, first line of text]."""
+    rows = [json.dumps([c.start_line, c.end_line, c.kind, c.symbol, c.parent,
+                        c.text.split("\n", 1)[0][:60]], ensure_ascii=False) for c in chunks]
+    head = json.dumps({"chunker": CHUNKER_VERSION, "max_bytes": SMALL.max_bytes,
+                       "min_bytes": SMALL.min_bytes})
+    return head[:-1] + ', "chunks": [\n ' + ",\n ".join(rows) + "\n]}\n"
+
+
+def test_golden_spans(update_golden):
+    """Spans, kinds and symbols of every fixture at the small budget (a person reviews
+    the diff; regenerate with ``pytest --update-golden``)."""
+    GOLDEN.mkdir(parents=True, exist_ok=True)
+    for name in ALL_FIXTURES:
+        _, chunks = chunks_of(name, SMALL)
+        path = GOLDEN / f"{name}.json"
+        if update_golden:
+            path.write_text(_golden_text(chunks), encoding="utf-8")
+            continue
+        assert path.exists(), f"missing golden {path}: run pytest --update-golden"
+        want = [row[:5] for row in json.loads(path.read_text(encoding="utf-8"))["chunks"]]
+        got = [[c.start_line, c.end_line, c.kind, c.symbol, c.parent] for c in chunks]
+        assert got == want, f"{name}: spans changed (bump CHUNKER_VERSION if intended)"
+
+
+def test_chunker_argument():
+    from codeseam.errors import ConfigError
+
+    with pytest.raises(ConfigError):
+        chunk_file("a.py", "x = 1\n", chunker="magic")
+    windows = chunk_file("a.py", "x = 1\n" * 10, chunker="window")
+    assert windows and all(c.kind == "window" for c in windows)
+
+
+def test_hash_changes_with_content():
+    a = chunk_file("a.py", "def f():\n    return 1\n")[0]
+    b = chunk_file("a.py", "def f():\n    return 2\n")[0]
+    c = chunk_file("b.py", "def f():\n    return 1\n")[0]
+    assert a.hash != b.hash and a.hash != c.hash  # the path is in indexed_text
+    assert a.hash == chunk_file("a.py", "def f():\n    return 1\n")[0].hash
