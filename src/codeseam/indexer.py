@@ -1,0 +1,343 @@
+"""One indexing run: discover → read → scrub → chunk → (enrich) → embed → store.
+
+The order of writes follows the crash-safe protocol in ``sync.py``. Every file-level problem
+becomes a ``Skip`` with a reason; store and embedder failures are fatal and the next run
+repairs whatever the failed one left.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Sequence
+
+from .chunk import CHUNKER_VERSION, Budget, chunk_file
+from .discover import Discovery, discover, read_text
+from .errors import FileSkipped
+from .records import Chunk, Skip, SourceFile, content_hash
+from .sync import PENDING, ManifestEntry, SyncPlan, chunk_row_id, plan_sync
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[..., None]
+BATCH_CHUNKS = 256  # chunks embedded and written per batch (one crash-safe write unit)
+
+
+def _quiet(event: str, **fields: Any) -> None:
+    pass
+
+
+@dataclass
+class IndexReport:
+    """What one run did. ``summary()`` is the one-line end-of-run message."""
+
+    repo_id: str
+    root: str
+    dry_run: bool = False
+    files_seen: int = 0
+    files_indexed: int = 0
+    files_unchanged: int = 0
+    files_deleted: int = 0
+    chunks_written: int = 0
+    chunks_embedded: int = 0
+    chunks_reused: int = 0
+    redactions: int = 0
+    redacted_files: int = 0
+    truncated: int = 0
+    skips: list[Skip] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    by_language: dict[str, int] = field(default_factory=dict)
+    by_reason: dict[str, int] = field(default_factory=dict)
+    enrich: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+    embed_seconds: float = 0.0
+
+    def summary(self) -> str:
+        if self.dry_run:
+            return (f"{self.repo_id}: would index {self.files_seen} files, "
+                    f"{len(self.skips)} skipped (dry run)")
+        parts = [
+            f"{self.repo_id}: {self.files_indexed} files indexed, {self.files_unchanged} unchanged, "
+            f"{self.files_deleted} removed, {len(self.skips)} skipped",
+            f"{self.chunks_written} chunks written ({self.chunks_embedded} embedded, "
+            f"{self.chunks_reused} reused)",
+            f"{self.redactions} redactions in {self.redacted_files} files",
+        ]
+        return "; ".join(parts) + f" in {self.seconds:.1f}s"
+
+    def to_json(self) -> dict[str, Any]:
+        out = dict(self.__dict__)
+        out["skips"] = [{"path": s.path, "reason": s.reason, "detail": s.detail} for s in self.skips]
+        return out
+
+
+def make_budget(settings, embedder) -> Budget:
+    """The chunk budget: bytes from settings, and the embedder's token limit when it has one,
+    so nothing embedded is ever truncated by the model."""
+    max_tokens = getattr(embedder, "max_tokens", None)
+    return Budget(
+        max_bytes=settings.chunk_max_bytes,
+        min_bytes=settings.chunk_min_bytes,
+        max_tokens=max_tokens,
+        count_tokens=embedder.count_tokens if max_tokens else None,
+    )
+
+
+def chunker_id(settings) -> str:
+    return f"{settings.chunker}:{CHUNKER_VERSION}"
+
+
+def pipeline_fingerprint(settings, budget: Budget, allow: Sequence[str], extra: str = "") -> str:
+    """What decides a file's chunks besides its content. When it changes, every file of the
+    repo is re-chunked (embeddings of unchanged chunks are reused)."""
+    from . import scrub
+
+    parts = [chunker_id(settings), str(budget.max_bytes), str(budget.min_bytes),
+             str(budget.max_tokens), f"scrub={settings.scrub}", f"rules={scrub.RULES_VERSION}",
+             json.dumps(sorted(allow)), extra]
+    return content_hash(*parts)
+
+
+@dataclass
+class _Prepared:
+    file: SourceFile
+    file_hash: str
+    chunks: list[Chunk]
+
+
+class IndexRun:
+    """State of one run over one repo; ``run()`` does it."""
+
+    def __init__(self, store, embedder, settings, root: str, repo_id: str, *,
+                 progress: Progress | None = None, write_guard=None, enricher=None) -> None:
+        self.store, self.embedder, self.settings = store, embedder, settings
+        self.root, self.repo_id = root, repo_id
+        self.progress = progress or _quiet
+        self.write_guard = write_guard or contextlib.nullcontext
+        self.enricher = enricher
+        self.budget = make_budget(settings, embedder)
+        self.report = IndexReport(repo_id=repo_id, root=root)
+        self.allow: tuple[str, ...] = ()
+
+    # -- the run -------------------------------------------------------------------------
+    def run(self, discovery: Discovery) -> IndexReport:
+        t0 = time.perf_counter()
+        self._absorb_discovery(discovery)
+        from .scrub import load_allow
+
+        self.allow = load_allow(self.root, self.settings.scrub_allow) if self.settings.scrub else ()
+        fingerprint = pipeline_fingerprint(self.settings, self.budget, self.allow,
+                                           self.enricher.fingerprint() if self.enricher else "")
+        record = self.store.repo_records().get(self.repo_id) or {}
+        plan = self._plan(discovery, record, fingerprint)
+        self.report.files_unchanged = len(plan.unchanged)
+        self.progress("plan", redo=len(plan.redo), check=len(plan.check), delete=len(plan.delete),
+                      unchanged=len(plan.unchanged))
+        if plan.is_noop and record.get("state") == "clean":
+            self._finish(record, fingerprint, t0, touched=False)
+            return self.report
+        self.store.put_repo_record(self.repo_id, {**record, "root": self.root, "state": "syncing"})
+        self._delete(plan.delete)
+        redo = list(plan.redo) + self._check(plan.check, self.store_manifest)
+        self._redo(redo)
+        self._finish(record, fingerprint, t0, touched=True)
+        return self.report
+
+    def _absorb_discovery(self, d: Discovery) -> None:
+        r = self.report
+        r.files_seen = len(d.files)
+        r.skips.extend(d.skips)
+        r.warnings.extend(d.warnings)
+        r.by_language = d.counts_by_language()
+        self.progress("discover", files=len(d.files), skipped=len(d.skips))
+
+    def _plan(self, d: Discovery, record: dict, fingerprint: str) -> SyncPlan:
+        entries = self.store.file_entries(self.repo_id)
+        self.store_manifest = {
+            p: ManifestEntry(p, e.size, e.mtime_ns, e.file_hash, e.n_chunks) for p, e in entries.items()
+        }
+        interrupted = bool(record) and record.get("state") != "clean"
+        stored = self.store.chunk_paths(self.repo_id) if interrupted or (entries and not record) else None
+        changed = bool(record) and record.get("pipeline") not in (None, fingerprint)
+        return plan_sync(d.files, self.store_manifest, pipeline_changed=changed, stored_counts=stored)
+
+    def _finish(self, record: dict, fingerprint: str, t0: float, touched: bool) -> None:
+        r = self.report
+        r.by_reason = _count_reasons(r.skips)
+        r.truncated = getattr(self.embedder, "truncated", 0)
+        if self.enricher is not None:
+            r.enrich = self.enricher.stats()
+        r.seconds = time.perf_counter() - t0
+        new = {**record, "root": self.root, "state": "clean", "pipeline": fingerprint,
+               "last_sync": time.time(), "embedder": self.embedder.id}
+        if touched or new != record:
+            self.store.put_repo_record(self.repo_id, new)
+        self.progress("done", report=r)
+
+    # -- deletes, checks -----------------------------------------------------------------
+    def _delete(self, paths: Sequence[str]) -> None:
+        if not paths:
+            return
+        with self.write_guard():
+            self.store.delete_paths(self.repo_id, list(paths))
+            self.store.delete_file_entries(self.repo_id, list(paths))
+        self.report.files_deleted += len(paths)
+        self.progress("deleted", files=len(paths))
+
+    def _check(self, files: Sequence[SourceFile], manifest: dict[str, ManifestEntry]) -> list[SourceFile]:
+        """Files whose stat changed: hash them; same content only refreshes the manifest."""
+        from .store import FileEntry
+
+        redo, refresh = [], []
+        for f in files:
+            try:
+                _, fhash = read_text(f.abs_path, max_file_bytes=self.settings.max_file_bytes)
+            except FileSkipped:
+                redo.append(f)  # redo reports the skip and drops the old rows
+                continue
+            old = manifest[f.path]
+            if fhash == old.file_hash:
+                refresh.append(FileEntry(self.repo_id, f.path, f.size, f.mtime_ns, fhash,
+                                         old.n_chunks, time.time()))
+            else:
+                redo.append(f)
+        if refresh:
+            self.store.put_file_entries(refresh)
+        self.report.files_unchanged += len(refresh)
+        return redo
+
+    # -- re-chunk, embed, write ------------------------------------------------------------
+    def _redo(self, files: Sequence[SourceFile]) -> None:
+        total = len(files)
+        self.progress("files", total=total)
+        for batch in self._batches(files):
+            self._write_batch(batch)
+
+    def _batches(self, files: Sequence[SourceFile]) -> Iterator[list[_Prepared]]:
+        batch: list[_Prepared] = []
+        size = 0
+        for i, f in enumerate(files, 1):
+            prepared = self._prepare(f)
+            self.progress("file", path=f.path, done=i)
+            if prepared is None:
+                continue
+            batch.append(prepared)
+            size += len(prepared.chunks)
+            if size >= BATCH_CHUNKS:
+                yield batch
+                batch, size = [], 0
+        if batch:
+            yield batch
+
+    def _prepare(self, f: SourceFile) -> _Prepared | None:
+        try:
+            text, fhash = read_text(f.abs_path, max_file_bytes=self.settings.max_file_bytes)
+        except FileSkipped as exc:
+            self.report.skips.append(Skip(f.path, exc.reason, exc.detail))
+            if f.path in self.store_manifest:
+                self._delete([f.path])
+            return None
+        if self.settings.scrub:
+            text = self._scrub(f.path, text)
+        chunks = chunk_file(f.path, text, budget=self.budget, chunker=self.settings.chunker)
+        if self.enricher is not None:
+            chunks = self.enricher.enrich_file(f.path, text, chunks, count_tokens=self.budget.count_tokens,
+                                               max_tokens=self.budget.max_tokens)
+        return _Prepared(f, fhash, chunks)
+
+    def _scrub(self, path: str, text: str) -> str:
+        from .scrub import scrub_text
+
+        result = scrub_text(text, allow=self.allow)
+        if result.redactions:
+            self.report.redactions += len(result.redactions)
+            self.report.redacted_files += 1
+            log.info("%s: %d redactions", path, len(result.redactions))
+        return result.text
+
+    def _vectors(self, chunks: list[Chunk]) -> list[Any]:
+        wanted = list({c.hash for c in chunks})
+        known = self.store.vectors_by_hash(wanted) if wanted else {}
+        todo = [c for c in {c.hash: c for c in chunks}.values() if c.hash not in known]
+        self.report.chunks_reused += len(chunks) - sum(1 for c in chunks if c.hash not in known)
+        if todo:
+            t = time.perf_counter()
+            vecs = self.embedder.embed_documents([c.indexed_text for c in todo])
+            self.report.embed_seconds += time.perf_counter() - t
+            self.report.chunks_embedded += len(todo)
+            known.update({c.hash: v for c, v in zip(todo, vecs)})
+            self.progress("embedded", count=len(todo))
+        return [known[c.hash] for c in chunks]
+
+    def _write_batch(self, batch: list[_Prepared]) -> None:
+        from .store import ChunkRow, FileEntry
+
+        chunks = [c for p in batch for c in p.chunks]
+        vectors = self._vectors(chunks)
+        rows, it = [], iter(vectors)
+        for p in batch:
+            for ordinal, c in enumerate(p.chunks):
+                rows.append(ChunkRow(chunk_row_id(self.repo_id, c.path, ordinal, c.hash),
+                                     self.repo_id, p.file_hash, c, next(it)))
+        now = time.time()
+        paths = [p.file.path for p in batch]
+        pending = [FileEntry(self.repo_id, p.file.path, p.file.size, p.file.mtime_ns, p.file_hash,
+                             PENDING, now) for p in batch]
+        final = [FileEntry(self.repo_id, p.file.path, p.file.size, p.file.mtime_ns, p.file_hash,
+                           len(p.chunks), now) for p in batch]
+        with self.write_guard():
+            self.store.put_file_entries(pending)
+            self.store.delete_paths(self.repo_id, paths)
+            if rows:
+                self.store.insert_chunks(rows)
+            self.store.put_file_entries(final)
+        self.report.files_indexed += len(batch)
+        self.report.chunks_written += len(rows)
+        self.progress("written", files=len(batch), chunks=len(rows))
+
+
+def _count_reasons(skips: Sequence[Skip]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for s in skips:
+        counts[s.reason] = counts.get(s.reason, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def dry_run(root: str, repo_id: str, settings) -> IndexReport:
+    """What would be indexed and what is skipped, by language and by reason; touches no index.
+
+    With enrichment on, the files are also chunked to count the chunks that would need a
+    description (cache misses) and estimate the time that takes."""
+    d = discover(root, max_file_bytes=settings.max_file_bytes)
+    report = IndexReport(repo_id=repo_id, root=d.root, dry_run=True, files_seen=len(d.files),
+                         skips=list(d.skips), warnings=list(d.warnings),
+                         by_language=d.counts_by_language(), by_reason=d.counts_by_reason())
+    if settings.enrich:
+        report.enrich = _enrich_estimate(d, settings)
+    return report
+
+
+def _enrich_estimate(d: Discovery, settings) -> dict[str, Any]:
+    from .embed import make_embedder
+    from .enrich import Enricher
+
+    budget = make_budget(settings, make_embedder(settings))
+    chunks: list[Chunk] = []
+    for f in d.files:
+        try:
+            text, _ = read_text(f.abs_path, max_file_bytes=settings.max_file_bytes)
+        except FileSkipped:
+            continue
+        if settings.scrub:
+            from .scrub import load_allow, scrub_text
+
+            text = scrub_text(text, allow=load_allow(d.root, settings.scrub_allow)).text
+        chunks.extend(chunk_file(f.path, text, budget=budget, chunker=settings.chunker))
+    enricher = Enricher.from_settings(settings, probe=False)
+    try:
+        return dict(enricher.estimate(chunks))
+    finally:
+        enricher.close()

@@ -1,0 +1,144 @@
+"""`codeseam index | search | status | remove | inspect`: thin skins over ``codeseam.api``."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+import click
+
+from .cli import emit_json, settings_from
+from .render import IndexProgress, print_hits, print_report, print_status
+
+K_HELP = "Number of results (1..100; default 8, or RAG_K)."
+
+
+@click.command("index")
+@click.argument("path", type=click.Path(file_okay=False, path_type=str), default=".")
+@click.option("--repo-id", help="Name of the repo in the index (default: the folder name).")
+@click.option("--dry-run", is_flag=True, help="List what would be indexed and skipped; touch nothing.")
+@click.option("--rebuild", is_flag=True, help="Drop the whole index first, then index PATH.")
+@click.option("--chunker", type=click.Choice(["ast", "window"]), help="Chunker (default ast).")
+@click.option("--json", "as_json", is_flag=True, help="Print the run report as JSON.")
+@click.option("--verbose-skips", is_flag=True, help="List every skipped file with its reason.")
+def index_cmd(path: str, repo_id: str | None, dry_run: bool, rebuild: bool, chunker: str | None,
+              as_json: bool, verbose_skips: bool) -> None:
+    """Index the repository at PATH (default: current folder).
+
+    Incremental and idempotent: unchanged files cost nothing, changed files are
+    re-chunked and only new chunks are embedded, deleted files leave the index.
+    Secrets are scrubbed before anything is stored (RAG_SCRUB=off to disable).
+    """
+    from .. import api
+
+    settings = settings_from(chunker=chunker)
+    show = sys.stderr.isatty() and not as_json
+    with IndexProgress(enabled=show) as progress:
+        report = api.index(path, repo_id=repo_id, settings=settings, progress=progress,
+                           dry_run=dry_run, rebuild=rebuild)
+    if as_json:
+        emit_json(report.to_json())
+        return
+    print_report(report, list_files=dry_run, verbose_skips=verbose_skips or dry_run)
+
+
+@click.command("search")
+@click.argument("query", nargs=-1, required=True)
+@click.option("-k", type=click.IntRange(1, 100), help=K_HELP)
+@click.option("--repo", help="Only this repo.")
+@click.option("--path", "path_glob", help="Only paths matching this glob (e.g. 'src/**/*.py').")
+@click.option("--lang", "language", help="Only this language (e.g. python, go, typescript).")
+@click.option("--mode", type=click.Choice(["hybrid", "dense", "bm25"]), default="hybrid", show_default=True,
+              help="Retrieval signal(s).")
+@click.option("--json", "as_json", is_flag=True, help="Print results as JSON (schema in the README).")
+def search_cmd(query: tuple[str, ...], k: int | None, repo: str | None, path_glob: str | None,
+               language: str | None, mode: str, as_json: bool) -> None:
+    """Search indexed code with QUERY (dense + BM25, fused with RRF)."""
+    from .. import api
+
+    text = " ".join(query)
+    result = api.search(text, repo=repo, path_glob=path_glob, language=language, k=k, mode=mode,
+                        settings=settings_from())
+    if as_json:
+        emit_json(search_json(result))
+        return
+    print_hits(result)
+
+
+def search_json(result) -> dict[str, Any]:
+    return {
+        "query": result.query,
+        "weak": result.weak,
+        "hits": [
+            {"repo": h.repo, "path": h.path, "symbol": h.symbol, "kind": h.kind, "language": h.language,
+             "start_line": h.start_line, "end_line": h.end_line, "score": round(h.score, 6), "text": h.text}
+            for h in result.hits
+        ],
+    }
+
+
+@click.command("status")
+@click.option("--json", "as_json", is_flag=True, help="Print status as JSON.")
+def status_cmd(as_json: bool) -> None:
+    """Show indexed repos (files, chunks, last sync), the embedder and where the index lives."""
+    from .. import api
+    from ..errors import NotIndexedError
+
+    settings = settings_from()
+    try:
+        st = api.status(settings)
+    except NotIndexedError:
+        if as_json:
+            emit_json({"uri": settings.resolved_milvus_uri, "collection": settings.collection, "repos": []})
+        else:
+            click.echo(f"nothing indexed yet (index location: {settings.resolved_milvus_uri})")
+            click.echo("run `codeseam index PATH` to index a repository")
+        return
+    if as_json:
+        emit_json(status_json(st))
+        return
+    print_status(st)
+
+
+def status_json(st) -> dict[str, Any]:
+    return {
+        "uri": st.uri, "collection": st.collection, "embedder": st.embedder, "dim": st.dim,
+        "chunker": st.chunker, "schema_version": st.schema_version,
+        "repos": [
+            {"repo": r.repo_id, "root": r.root, "files": r.files, "chunks": r.chunks, "state": r.state,
+             "last_sync": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(r.last_sync)) if r.last_sync else None}
+            for r in st.repos
+        ],
+    }
+
+
+@click.command("remove")
+@click.argument("repo")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def remove_cmd(repo: str, as_json: bool) -> None:
+    """Remove REPO (its chunks and manifest) from the index."""
+    from .. import api
+
+    n = api.remove(repo, settings=settings_from())
+    if as_json:
+        emit_json({"repo": repo, "removed_chunks": n})
+    else:
+        click.echo(f"removed {repo}: {n} chunks")
+
+
+@click.command("inspect")
+@click.argument("repo")
+@click.option("--json", "as_json", is_flag=True, help="Print every row as JSON.")
+def inspect_cmd(repo: str, as_json: bool) -> None:
+    """List what the index holds for REPO: every chunk row and every file hash."""
+    from .. import api
+
+    data = api.inspect(repo, settings=settings_from())
+    if as_json:
+        emit_json(data)
+        return
+    for row in data["chunks"]:
+        click.echo(f"{row['path']}:{row['start_line']}-{row['end_line']}  {row['kind']}  "
+                   f"{row['symbol']}  {row['chunk_hash'][:12]}")
+    click.echo(f"{len(data['files'])} files, {len(data['chunks'])} chunks", err=True)

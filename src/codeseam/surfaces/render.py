@@ -1,0 +1,122 @@
+"""Rendering for the CLI: progress on stderr (rich, TTY only), results on stdout."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+import click
+
+SNIPPET_LINES = 6
+
+
+class IndexProgress:
+    """The progress callback for an indexing run, drawn with rich on a TTY (stderr).
+
+    Events (from ``indexer.IndexRun``): discover, plan, files, file, embedded, written,
+    deleted, done. When disabled it does nothing; the run still ends with a one-line summary.
+    """
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self._progress = None
+        self._files = self._chunks = None
+
+    def __enter__(self) -> "IndexProgress":
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self._progress = Progress(
+                TextColumn("{task.description:>10}"), BarColumn(), MofNCompleteColumn(),
+                TextColumn("{task.fields[note]}"), TimeRemainingColumn(),
+                console=Console(stderr=True), transient=True,
+            )
+            self._progress.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+    def __call__(self, event: str, **f: Any) -> None:
+        p = self._progress
+        if p is None:
+            return
+        if event == "files":
+            self._files = p.add_task("files", total=f["total"], note="")
+            self._chunks = p.add_task("embedded", total=None, note="")
+        elif event == "file" and self._files is not None:
+            p.update(self._files, completed=f["done"], note=f["path"][-50:])
+        elif event == "embedded" and self._chunks is not None:
+            p.update(self._chunks, advance=f["count"])
+        elif event == "plan":
+            p.console.print(f"[dim]plan: {f['redo']} to index, {f['check']} to check, "
+                            f"{f['delete']} to remove, {f['unchanged']} unchanged[/dim]")
+
+
+def print_report(report, *, list_files: bool, verbose_skips: bool) -> None:
+    out = click.echo
+    if report.dry_run:
+        out(f"{report.root}: {report.files_seen} files would be indexed, {len(report.skips)} skipped")
+        if report.by_language:
+            out("by language: " + ", ".join(f"{k} {v}" for k, v in report.by_language.items()))
+        if report.by_reason:
+            out("skipped by reason: " + ", ".join(f"{k} {v}" for k, v in report.by_reason.items()))
+    if verbose_skips:
+        for s in report.skips:
+            out(f"skip  {s.path}  {s.reason}" + (f"  ({s.detail})" if s.detail else ""))
+    for w in report.warnings:
+        click.echo(f"warning: {w}", err=True)
+    if report.truncated:
+        click.echo(f"warning: {report.truncated} texts were longer than the model's limit", err=True)
+    if report.enrich:
+        click.echo("enrichment: " + ", ".join(f"{k} {v}" for k, v in report.enrich.items()), err=True)
+    if not report.dry_run:
+        out(report.summary())
+
+
+def print_hits(result) -> None:
+    from rich.console import Console
+    from rich.syntax import Syntax
+
+    console = Console(highlight=False, soft_wrap=True)
+    if result.weak:
+        console.print("[yellow]weak evidence: nothing in the index is close to this query; "
+                      "the results below are the nearest matches, not answers[/yellow]")
+    if not result.hits:
+        console.print("no results")
+    for h in result.hits:
+        console.print(f"[bold cyan]{h.path}:{h.start_line}-{h.end_line}[/]  [bold]{h.symbol}[/]  "
+                      f"[dim]{h.score:.4f}[/]")
+        lines = h.text.split("\n")
+        snippet = "\n".join(lines[:SNIPPET_LINES]).rstrip("\n")
+        if console.is_terminal:
+            console.print(Syntax(snippet, _lexer(h.language), line_numbers=True, start_line=h.start_line,
+                                 theme="ansi_dark", background_color="default"))
+        else:
+            for i, line in enumerate(snippet.split("\n")):
+                console.print(f"  {h.start_line + i:>5}  {line}", markup=False)
+        if len(lines) > SNIPPET_LINES:
+            console.print(f"  [dim]… {len(lines) - SNIPPET_LINES} more lines[/dim]")
+
+
+def _lexer(language: str) -> str:
+    return {"csharp": "c#", "tsx": "tsx", "text": "text"}.get(language, language)
+
+
+def print_status(st) -> None:
+    out = click.echo
+    out(f"index:     {st.uri} (collection {st.collection})")
+    out(f"embedder:  {st.embedder} ({st.dim}-d); chunker {st.chunker}; schema v{st.schema_version}")
+    if not st.repos:
+        out("no repos indexed")
+    for r in st.repos:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.last_sync)) if r.last_sync else "never"
+        state = "" if r.state == "clean" else f"  [{r.state}: re-run index to finish]"
+        out(f"  {r.repo_id:<20} {r.files:>6} files {r.chunks:>7} chunks  last sync {when}  {r.root}{state}")
+
+
+def is_tty() -> bool:
+    return sys.stdout.isatty()
