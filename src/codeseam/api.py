@@ -30,7 +30,6 @@ from .settings import Settings, load_settings
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
 MAX_QUERY_CHARS = 2000
 
 
@@ -70,7 +69,7 @@ class Index:
     def __init__(self, settings: Settings | None = None, *, create: bool = False) -> None:
         from .embed import make_embedder
         from .indexer import chunker_id
-        from .store import IndexMeta, Store
+        from .store import SCHEMA_VERSION, IndexMeta, Store
 
         self.settings = _settings(settings)
         self.embedder = make_embedder(self.settings)
