@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
 
+from . import faults
 from .chunk import CHUNKER_VERSION, Budget, chunk_file
 from .discover import Discovery, discover, read_text
 from .errors import FileSkipped
@@ -242,6 +243,7 @@ class IndexRun:
             return None
         if self.settings.scrub:
             text = self._scrub(f.path, text)
+        faults.point("chunk")
         chunks = chunk_file(f.path, text, budget=self.budget, chunker=self.settings.chunker)
         if self.enricher is not None:
             chunks = self.enricher.enrich_file(f.path, text, chunks, count_tokens=self.budget.count_tokens,
@@ -264,6 +266,7 @@ class IndexRun:
         todo = [c for c in {c.hash: c for c in chunks}.values() if c.hash not in known]
         self.report.chunks_reused += len(chunks) - sum(1 for c in chunks if c.hash not in known)
         if todo:
+            faults.point("embed")
             t = time.perf_counter()
             vecs = self.embedder.embed_documents([c.indexed_text for c in todo])
             self.report.embed_seconds += time.perf_counter() - t

@@ -11,6 +11,7 @@ import logging
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Sequence
 
+from .. import faults
 from ..errors import CodeseamError, StoreError
 from .expr import all_of, is_in, literal
 
@@ -92,23 +93,28 @@ class MilvusCalls:
         return bool(self.query(collection, expr, ["id"], limit=1))
 
     # -- writes ------------------------------------------------------------------------------
-    def upsert(self, collection: str, rows: Sequence[dict], sizes: Sequence[int] | None = None) -> None:
+    def upsert(self, collection: str, rows: Sequence[dict], sizes: Sequence[int] | None = None,
+               point: str = "write") -> None:
         batch: list[dict] = []
         size = 0
         for i, row in enumerate(rows):
             n = sizes[i] if sizes is not None else 0
             if batch and (len(batch) >= WRITE_ROWS or size + n > WRITE_BYTES):
+                faults.point(point)
                 self.call(f"write to {collection}", "upsert", collection, batch)
                 batch, size = [], 0
             batch.append(row)
             size += n
         if batch:
+            faults.point(point)
             self.call(f"write to {collection}", "upsert", collection, batch)
 
     def delete_ids(self, collection: str, ids: Sequence[str]) -> None:
         for i in range(0, len(ids), DELETE_IDS):
+            faults.point("delete")
             self.call(f"delete from {collection}", "delete", collection,
                       filter=is_in("id", ids[i:i + DELETE_IDS]))
 
     def delete_where(self, collection: str, expr: str) -> None:
+        faults.point("delete")
         self.call(f"delete from {collection}", "delete", collection, filter=expr)

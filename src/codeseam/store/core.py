@@ -167,7 +167,7 @@ class Store:
                           dense=check_vector(row.dense, self.meta.dim, f"chunk {row.id}"))
             dicts.append(values)
             sizes.append(len(c.text) + len(c.indexed_text) + 4 * self.meta.dim + 256)
-        self._m.upsert(self.names.chunks, dicts, sizes)
+        self._m.upsert(self.names.chunks, dicts, sizes, point="insert")
         for repo_id in {r.repo_id for r in rows}:
             self._remember(repo_id)
 
