@@ -92,11 +92,12 @@ def build_chunks(info: FileInfo, data: bytes, segs: list[Segment], budget: Budge
             symbol, kind, parent, defs, ctx = _resolve(seg, b - a, info)
         names = [symbol] if symbol and symbol != MODULE else []
         define_paths = list(dict.fromkeys(d.path for d in defs))
-        if len(define_paths) > 1:
-            names.extend(define_paths)
+        if define_paths == [symbol]:
+            define_paths = []  # the chunk is that one definition: nothing more to list
+        names.extend(define_paths)
         parts = HeaderParts(
             path=info.path, language=info.language, kind=kind, symbol=symbol, parent=parent,
-            imports=info.imports, defines=define_paths[:MAX_DEFINES] if len(define_paths) > 1 else [],
+            imports=info.imports, defines=define_paths[:MAX_DEFINES],
             words=words.words(a, b, names), sig=ctx.sig if ctx is not None else "",
         )
         chunks.append(Chunk(

@@ -8,7 +8,6 @@ is embedded is ever truncated by the model. The split: the header gets at most
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -108,16 +107,19 @@ class Sizer:
             return True
         return self.tokens(a, b) <= limit
 
-    def size(self, a: int, b: int) -> float:
-        frac = (b - a) / self.max_bytes
-        limit = self.limit_tokens
-        if limit is None or b - a <= limit:
-            return frac
-        return max(frac, self.tokens(a, b) / limit)
+    def token_ratio(self, a: int, b: int) -> float:
+        """Tokens per byte of ``data[a:b]`` (0 in byte mode), for estimates."""
+        if self.limit_tokens is None or b <= a:
+            return 0.0
+        return self.tokens(a, b) / (b - a)
+
+    def estimate(self, a: int, b: int, ratio: float) -> float:
+        """Size of ``data[a:b]`` as a fraction of the limit, tokens estimated by ``ratio``."""
+        n = b - a
+        frac = n / self.max_bytes
+        if ratio:
+            frac = max(frac, n * ratio / self.limit_tokens)  # type: ignore[operator]
+        return frac
 
     def small(self, a: int, b: int) -> bool:
         return b - a < self.min_bytes
-
-    def parts(self, a: int, b: int) -> int:
-        """How many chunks ``data[a:b]`` needs at least (by size)."""
-        return max(1, math.ceil(self.size(a, b) - 1e-9))

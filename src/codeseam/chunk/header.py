@@ -62,11 +62,15 @@ def split_identifier(name: str) -> list[str]:
 
 
 def _splittable(word: bytes) -> bool:
+    if word[:1].isdigit():  # a number such as 0x0010, not an identifier
+        return False
     core = word.strip(b"_")
     if not core:
         return False
     if b"_" in core:
         return True
+    if len(core) < 4:  # NaN, IOs: not worth splitting
+        return False
     if core.islower() or core.isupper():
         return not core.isalpha() and not core.isdigit()  # letters and digits: json2
     return True  # mixed case: camelCase, PascalCase

@@ -9,9 +9,10 @@ Two passes, both linear:
 1. *segments*: every whole definition is a segment of its own; runs of other units
    with the same owner (the definition or scope they belong to) are packed greedily,
    balanced so a run of 2.1 budgets gives two halves rather than a full chunk and a crumb.
-2. *merge small*: a segment under ``min_bytes`` joins a neighbour when the two fit:
+2. *merge small*: a segment under ``min_bytes`` joins a neighbour when the two fit,
+   small neighbours first (so crumbs pool together instead of swelling a big chunk), and
    forward when it opens a definition (a class header, a signature) so the opening stays
-   with what follows, else backward, else forward.
+   with what follows.
 
 After the second pass, a chunk under ``min_bytes`` has no neighbour it could join
 without going over the budget.
@@ -19,6 +20,7 @@ without going over the budget.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -52,24 +54,33 @@ Segment = list[Unit]
 
 
 def pack_run(units: list[Unit], sizer: "Sizer") -> list[Segment]:
-    """Pack contiguous units greedily into chunks that fit, balanced by size."""
+    """Pack contiguous units greedily into chunks that fit, balanced by size: each chunk
+    aims at the remaining size divided by the chunks still needed."""
     a, b = units[0].start, units[-1].end
     if len(units) == 1 or sizer.fits(a, b):
         return [units]
-    parts = sizer.parts(a, b)
-    target = sizer.size(a, b) / parts
+    ratio = sizer.token_ratio(a, b)
+    est = sizer.estimate
+    fits = sizer.fits
     out: list[Segment] = []
-    cur: Segment = [units[0]]
-    for u in units[1:]:
-        cs = cur[0].start
-        if sizer.fits(cs, u.end) and (
-            sizer.size(cs, u.end) <= target * 1.08 or sizer.size(cs, cur[-1].end) < target * 0.6
-        ):
-            cur.append(u)
-        else:
-            out.append(cur)
-            cur = [u]
-    out.append(cur)
+    i, n = 0, len(units)
+    while i < n:
+        cs = units[i].start
+        remaining = est(cs, b, ratio)
+        target = remaining / max(1, math.ceil(remaining - 1e-9))
+        j = i
+        while j + 1 < n:
+            end = units[j + 1].end
+            grown = est(cs, end, ratio)
+            if grown > target:  # stop where the size is closest to the target
+                now = est(cs, units[j].end, ratio)
+                if grown - target > target - now and now >= target * 0.5:
+                    break
+            if not fits(cs, end):
+                break
+            j += 1
+        out.append(units[i:j + 1])
+        i = j + 1
     return out
 
 
@@ -102,34 +113,43 @@ def _opens(seg: Segment) -> bool:
 
 
 def merge_small(segs: list[Segment], sizer: "Sizer") -> list[Segment]:
-    """Pass 2: segments under min_bytes join a neighbour when the two fit."""
+    """Pass 2: segments under min_bytes join a neighbour when the two fit.
+
+    Preference: an opening (class header, signature) joins what follows; else a small
+    neighbour before, a small neighbour after, any neighbour before, any after. A chunk left under
+    min_bytes could not join either neighbour within the budget.
+    """
     out: list[Segment] = []
     pending: Segment | None = None
+    fits, small = sizer.fits, sizer.small
     n = len(segs)
     for i in range(n):
         seg = segs[i]
         if pending is not None:
-            if sizer.fits(pending[0].start, seg[-1].end):
-                seg = pending + seg
-            else:
-                out.append(pending)
+            seg = pending + seg  # checked to fit before it was set aside
             pending = None
         a, b = seg[0].start, seg[-1].end
-        if sizer.small(a, b):
+        if small(a, b):
+            prev = out[-1] if out else None
             nxt = segs[i + 1] if i + 1 < n else None
-            forward_ok = nxt is not None and sizer.fits(a, nxt[-1].end)
-            if forward_ok and _opens(seg):
+            back = prev is not None and fits(prev[0].start, b)
+            fwd = nxt is not None and fits(a, nxt[-1].end)
+            if fwd and _opens(seg):  # an opening stays with what follows
                 pending = seg
                 continue
-            if out and sizer.fits(out[-1][0].start, b):
-                out[-1] = out[-1] + seg
+            if back and small(prev[0].start, prev[-1].end):  # type: ignore[index]
+                out[-1] = prev + seg  # type: ignore[operator]
                 continue
-            if forward_ok:
+            if fwd and small(nxt[0].start, nxt[-1].end):  # type: ignore[index]
+                pending = seg
+                continue
+            if back:
+                out[-1] = prev + seg  # type: ignore[operator]
+                continue
+            if fwd:
                 pending = seg
                 continue
         out.append(seg)
-    if pending is not None:  # pragma: no cover - pending is always consumed by the next seg
-        out.append(pending)
     return out
 
 

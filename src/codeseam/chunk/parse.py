@@ -69,26 +69,29 @@ def parse(language: str, data: bytes, timeout: float | None = None) -> Any:
 
 
 def error_share(root: Any) -> float:
-    """Share of the file's bytes inside ERROR (or MISSING) nodes.
+    """Share of the file's bytes that no sound subtree covers.
 
-    Walks only the paths that carry errors (``has_error``), iteratively.
+    An ERROR node (the root included) counts its bytes minus those of its named children
+    that are sound (no error inside): tree-sitter often wraps good statements in an ERROR
+    node around one bad token. Walks only the paths that carry errors, iteratively.
     """
     total = root.end_byte - root.start_byte
     if not root.has_error or total <= 0:
         return 0.0
-    if root.is_error:
-        return 1.0
     bad = 0
     stack = [root]
     while stack:
         node = stack.pop()
+        sound = 0
         for child in node.children:
             if not child.has_error:
-                continue
-            if child.is_error:
-                bad += child.end_byte - child.start_byte
+                if child.is_named:  # stray keywords and punctuation are not sound code
+                    sound += child.end_byte - child.start_byte
             elif child.is_missing:
                 bad += 1
             else:
                 stack.append(child)
-    return bad / total
+        if node.is_error:
+            inner = sum(c.end_byte - c.start_byte for c in node.children if c.has_error)
+            bad += max(0, node.end_byte - node.start_byte - sound - inner)
+    return min(1.0, bad / total)
