@@ -1,0 +1,314 @@
+"""One long-lived service over one index, shared by the MCP and HTTP skins.
+
+:class:`Service` owns an :class:`~codeseam.api.Index` session (the one process that holds a
+Milvus Lite file) and adds what a server needs on top of it:
+
+- **background indexing jobs**: ``start_index`` checks the path against the allowed roots
+  (``safety.py``), then runs the indexing in a worker thread and returns a :class:`Job` at
+  once. Only one job runs at a time; a second request raises ``IndexBusyError`` naming the
+  running job. Searches, status and answers keep working while a job runs (the session's
+  lock makes each search see every file either before or after its update). ``Job`` carries
+  live progress (phase, files done of total, chunks embedded and written) and, at the end,
+  the run report or the error with its hint.
+- **lazy, retried opening**: when another process holds the index, each call raises the
+  ``IndexBusyError`` (with the holder's name) and the next call tries again, so a server
+  started while a CLI run indexes becomes useful once that run ends.
+- **answers in JSON**: :func:`answer_json` / :func:`split_answer` separate an answer's text
+  from the ``Sources:`` list (or the no-citation warning) that ``answer.py`` appends.
+
+Closing the service stops a running job at its next file (the indexing run is crash-safe:
+the next run finishes what was left) and closes the index.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from . import safety
+from .errors import CodeseamError, ConfigError, FatalError, IndexBusyError, LLMUnavailableError
+from .records import Answer, SearchResult
+from .settings import Settings
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .api import Index, Status
+
+log = logging.getLogger(__name__)
+
+KEEP_JOBS = 20  # finished jobs remembered for get_status / GET /jobs/{id}
+
+
+class JobCancelled(FatalError):
+    """The indexing job was stopped (server shutdown)."""
+
+
+class UnknownJobError(ConfigError):
+    """No indexing job has this id (or it was forgotten: the last KEEP_JOBS are kept)."""
+
+
+@dataclass
+class Job:
+    """One background indexing run and its live progress."""
+
+    id: str
+    path: str
+    repo_id: str
+    state: str = "running"  # running | done | failed | cancelled
+    phase: str = "starting"  # starting, discover, plan, files, embedding, writing, done
+    started: float = field(default_factory=time.time)
+    finished: float | None = None
+    files_total: int | None = None
+    files_done: int = 0
+    chunks_embedded: int = 0
+    chunks_written: int = 0
+    current_file: str = ""
+    error: str | None = None
+    hint: str | None = None
+    report: dict[str, Any] | None = None
+    cancel: threading.Event = field(default_factory=threading.Event, repr=False)
+    finished_event: threading.Event = field(default_factory=threading.Event, repr=False)
+
+    @property
+    def running(self) -> bool:
+        return self.state == "running"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "path": self.path, "repo_id": self.repo_id, "state": self.state,
+            "phase": self.phase, "started": self.started, "finished": self.finished,
+            "files_total": self.files_total, "files_done": self.files_done,
+            "chunks_embedded": self.chunks_embedded, "chunks_written": self.chunks_written,
+            "current_file": self.current_file, "error": self.error, "hint": self.hint,
+            "report": self.report,
+        }
+
+    def line(self) -> str:
+        """One line for people: what the job is doing or how it ended."""
+        head = f"job {self.id} ({self.repo_id}): {self.state}"
+        if self.running:
+            total = "?" if self.files_total is None else self.files_total
+            return (f"{head}, {self.phase}: {self.files_done}/{total} files, "
+                    f"{self.chunks_embedded} chunks embedded, {self.chunks_written} written")
+        if self.state == "done" and self.report:
+            r = self.report
+            return (f"{head}: {r.get('files_indexed', 0)} files indexed, {r.get('files_unchanged', 0)} "
+                    f"unchanged, {r.get('chunks_written', 0)} chunks written in {r.get('seconds', 0):.1f}s")
+        return f"{head}: {self.error or ''}".rstrip(": ")
+
+    # -- the progress callback of the indexing run -------------------------------------
+    def progress(self, event: str, **f: Any) -> None:
+        if self.cancel.is_set():
+            raise JobCancelled("indexing stopped: the server is shutting down",
+                               hint="run the index again; it finishes what this run left")
+        if event == "files":
+            self.phase, self.files_total = "files", f.get("total")
+        elif event == "file":
+            self.files_done, self.current_file = f.get("done", self.files_done), f.get("path", "")
+        elif event == "embedded":
+            self.phase, self.chunks_embedded = "embedding", self.chunks_embedded + f.get("count", 0)
+        elif event == "written":
+            self.phase, self.chunks_written = "writing", self.chunks_written + f.get("chunks", 0)
+        elif event in ("discover", "plan"):
+            self.phase = event
+
+
+class Service:
+    """A server's view of one index: a lazily opened session plus background indexing jobs."""
+
+    def __init__(self, settings: Settings, *, cwd: str | os.PathLike[str] | None = None,
+                 on_open: Callable[[], None] | None = None) -> None:
+        self.settings = settings
+        self.on_open = on_open  # called once the index is open (a server records itself)
+        self.cwd = Path(os.path.realpath(cwd if cwd is not None else os.getcwd()))
+        self._ix: Index | None = None
+        self._open_lock = threading.Lock()
+        self._jobs: dict[str, Job] = {}
+        self._jobs_lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._threads: list[threading.Thread] = []
+        self._closed = False
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def open(self) -> "Service":
+        """Open the index now (creating an empty one if there is none)."""
+        self.session()
+        return self
+
+    def session(self) -> "Index":
+        from . import api
+
+        if self._closed:
+            raise FatalError("the server is shutting down")
+        with self._open_lock:
+            if self._ix is None:
+                self._ix = api.Index(self.settings, create=True)
+                log.info("opened the index at %s", self.settings.resolved_milvus_uri)
+                if self.on_open is not None:
+                    self.on_open()
+            return self._ix
+
+    @property
+    def is_open(self) -> bool:
+        return self._ix is not None
+
+    def close(self, timeout: float = 30.0) -> None:
+        """Stop a running job (at its next file), wait for it, then close the index."""
+        self._closed = True
+        for job in self.jobs():
+            job.cancel.set()
+        deadline = time.monotonic() + timeout
+        for t in self._threads:
+            t.join(max(0.0, deadline - time.monotonic()))
+        with self._open_lock:
+            ix, self._ix = self._ix, None
+        if ix is not None:
+            ix.close()
+
+    def __enter__(self) -> "Service":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # -- safety ----------------------------------------------------------------------------
+    def allowed_roots(self) -> safety.AllowedRoots:
+        records = self.session().store.repo_records()
+        indexed = [rec.get("root", "") for rec in records.values()]
+        return safety.AllowedRoots.build(self.settings.allowed_roots, indexed, self.cwd)
+
+    # -- indexing jobs ---------------------------------------------------------------------
+    def start_index(self, path: str, repo_id: str | None = None) -> Job:
+        """Check ``path``, then index it in the background; returns the running job."""
+        from .api import default_repo_id
+
+        repo_id = safety.check_repo_id(repo_id)
+        root = safety.check_index_path(path, self.allowed_roots(), cwd=self.cwd)
+        repo_id = repo_id or default_repo_id(str(root))
+        with self._jobs_lock:
+            running = self.running_job()
+            if running is not None:
+                raise IndexBusyError(f"an indexing job is already running: {running.line()}",
+                                     hint="wait for it to finish (get_status / GET /status), then retry")
+            job = Job(f"j{next(self._ids)}", str(root), repo_id)
+            self._jobs[job.id] = job
+            self._forget_old()
+            thread = threading.Thread(target=self._run_job, args=(job,), name=f"codeseam-{job.id}",
+                                      daemon=True)
+            self._threads = [t for t in self._threads if t.is_alive()] + [thread]
+        thread.start()
+        return job
+
+    def _run_job(self, job: Job) -> None:
+        try:
+            report = self.session().index(job.path, repo_id=job.repo_id, progress=job.progress)
+            job.report, job.state, job.phase = report.to_json(), "done", "done"
+        except JobCancelled as exc:
+            job.state, job.error, job.hint = "cancelled", exc.message, exc.hint
+        except CodeseamError as exc:
+            job.state, job.error, job.hint = "failed", exc.message, exc.hint
+        except Exception as exc:  # noqa: BLE001 - a job must end with a state, never vanish
+            log.exception("indexing job %s failed unexpectedly", job.id)
+            job.state, job.error = "failed", f"unexpected error: {type(exc).__name__}: {str(exc)[:300]}"
+            job.hint = "see the server log (stderr)"
+        finally:
+            job.finished = time.time()
+            job.finished_event.set()
+            log.info("%s", job.line())
+
+    def _forget_old(self) -> None:
+        done = [j for j in self._jobs.values() if not j.running]
+        for j in done[: max(0, len(done) - KEEP_JOBS)]:
+            del self._jobs[j.id]
+
+    def running_job(self) -> Job | None:
+        return next((j for j in list(self._jobs.values()) if j.running), None)
+
+    def jobs(self) -> list[Job]:
+        return list(self._jobs.values())
+
+    def job(self, job_id: str) -> Job:
+        try:
+            return self._jobs[job_id]
+        except KeyError:
+            known = ", ".join(self._jobs) or "none"
+            raise UnknownJobError(f"no indexing job {job_id!r} (known: {known})") from None
+
+    def wait(self, job_id: str, timeout: float | None = None) -> Job:
+        job = self.job(job_id)
+        job.finished_event.wait(timeout)
+        return job
+
+    # -- queries and management -------------------------------------------------------------
+    def search(self, query: str, *, repo: str | None = None, path_glob: str | None = None,
+               language: str | None = None, k: int | None = None, mode: str = "hybrid") -> SearchResult:
+        query = safety.check_query(query)
+        k = safety.check_k(k)
+        return self.session().search(query, repo=repo or None, path_glob=path_glob or None,
+                                     language=language or None, k=k, mode=mode)
+
+    @property
+    def llm_configured(self) -> bool:
+        return bool(self.settings.llm_model.strip())
+
+    def ask(self, question: str, *, repo: str | None = None, k: int | None = None,
+            on_delta: Callable[[str], None] | None = None) -> Answer:
+        require_llm(self.settings)
+        question = safety.check_query(question)
+        k = safety.check_k(k)
+        return self.session().ask(question, repo=repo or None, k=k, on_delta=on_delta)
+
+    def remove(self, repo: str) -> int:
+        running = self.running_job()
+        if running is not None and running.repo_id == repo:
+            raise IndexBusyError(f"repo {repo!r} is being indexed right now ({running.line()})",
+                                 hint="wait for the job to finish, then remove the repo")
+        return self.session().remove(repo)
+
+    def status(self) -> "Status":
+        return self.session().status()
+
+    def inspect(self, repo: str) -> dict[str, Any]:
+        return self.session().inspect(repo)
+
+
+# -- LLM and answers ------------------------------------------------------------------------
+
+def require_llm(settings: Settings) -> None:
+    """Fail before any retrieval when no chat model is configured (no network call)."""
+    if not settings.llm_model.strip():
+        raise LLMUnavailableError(
+            "no LLM model is configured (RAG_LLM_MODEL is empty); `ask` needs one, `search` works without it",
+            hint="set RAG_LLM_MODEL (e.g. RAG_LLM_MODEL=qwen2.5-coder:7b) and, unless it is Ollama on this "
+                 "machine, RAG_LLM_BASE_URL (an OpenAI-compatible API root such as http://localhost:11434/v1)")
+
+
+def split_answer(answer: Answer) -> tuple[str, str]:
+    """``(body, tail)``: the checked answer text, and what ``answer.py`` appended to it (the
+    ``Sources:`` list, or the no-citation warning; empty when nothing was appended)."""
+    from .answer import NO_CITATION_WARNING, format_sources
+
+    text = answer.answer
+    tails = [format_sources(answer.citations)] if answer.citations else []
+    tails.append(NO_CITATION_WARNING)
+    for tail in tails:
+        if text.endswith("\n\n" + tail):
+            return text[: -len(tail) - 2], tail
+    return text, ""
+
+
+def answer_json(answer: Answer) -> dict[str, Any]:
+    """The JSON form of an answer (``ask --json``, ``POST /ask``, the MCP ``ask`` tool)."""
+    body, _ = split_answer(answer)
+    return {
+        "answer": body,
+        "citations": [{"n": c.n, "path": c.path, "start_line": c.start_line, "end_line": c.end_line,
+                       "symbol": c.symbol} for c in answer.citations],
+        "weak": answer.weak,
+        "notes": list(answer.notes),
+    }

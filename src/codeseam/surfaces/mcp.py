@@ -1,0 +1,215 @@
+"""The MCP server (stdio, official ``mcp`` SDK): a thin skin over :class:`codeseam.service.Service`.
+
+Tools:
+
+- ``index_repo(path, repo_id?, wait?)``: checks the path against the allowed roots, then
+  indexes in a background thread. By default it returns at once with the job (id, state);
+  ``get_status`` follows it. With ``wait=true`` the call blocks until the job ends and sends
+  progress notifications (when the client asked for them with a progress token). Either
+  way other tool calls keep working while the job runs; one job at a time (a second
+  request is a tool error saying which job runs).
+- ``search_code(query, repo?, path_glob?, language?, k?)``
+- ``get_status()``: indexed repos, and the running or recent jobs with their progress
+- ``remove_repo(repo)``
+- ``ask(question, repo?, k?)``: registered only when an LLM model is configured (RAG_LLM_MODEL)
+
+Results are compact text (``path:start-end``, symbol and a snippet) plus structured content
+(the same JSON as the CLI's ``--json``). Errors come back as tool errors with the message and
+hint, never as a crash. stdout carries only the protocol: the SDK moves fd 1 to stderr while
+it serves, logging goes to stderr, and no progress bars are drawn.
+"""
+
+import logging
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from .. import __version__
+from ..errors import CodeseamError
+from ..service import Job, Service, answer_json
+
+log = logging.getLogger(__name__)
+
+SNIPPET_LINES = 12
+WAIT_POLL_SECONDS = 0.25
+INSTRUCTIONS = (
+    "codeseam searches indexed source code (hybrid dense + BM25) and cites exact lines. "
+    "Use search_code to find code by meaning or by name, then read the cited lines. "
+    "index_repo adds or re-syncs a repository (incremental); get_status shows what is indexed."
+)
+
+
+def _text(text: str, data: dict[str, Any] | None = None, *, error: bool = False):
+    from mcp_types import CallToolResult, TextContent
+
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data,
+                          is_error=error)
+
+
+def _failure(exc: CodeseamError):
+    text = f"error: {exc.message}" + (f"\nhint: {exc.hint}" if exc.hint else "")
+    return _text(text, {"error": exc.message, "hint": exc.hint, "type": type(exc).__name__}, error=True)
+
+
+async def _run(fn, *args: Any, **kwargs: Any):
+    import anyio
+    import functools
+
+    return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
+
+
+def format_hits(result) -> str:
+    """Compact text for agents: one header line per hit, then a fenced snippet."""
+    lines = [f'{len(result.hits)} results for "{result.query}"']
+    if result.weak:
+        lines.append("weak evidence: nothing indexed is close to this query; these are only the nearest matches")
+    for i, h in enumerate(result.hits, 1):
+        lines.append(f"\n[{i}] {h.path}:{h.start_line}-{h.end_line} {h.symbol}  ({h.repo}, {h.language}, "
+                     f"score {h.score:.4f})")
+        body = h.text.rstrip("\n").split("\n")
+        fence = "````" if "```" in h.text else "```"
+        lines.append(f"{fence}{h.language}\n" + "\n".join(body[:SNIPPET_LINES]) + f"\n{fence}")
+        if len(body) > SNIPPET_LINES:
+            lines.append(f"... {len(body) - SNIPPET_LINES} more lines (to line {h.end_line})")
+    return "\n".join(lines)
+
+
+def format_status(st, jobs: list[Job], llm: bool) -> str:
+    lines = [f"index: {st.uri} (embedder {st.embedder}, {st.dim}-d; chunker {st.chunker})"]
+    lines += [f"- {r.repo_id}: {r.files} files, {r.chunks} chunks, {r.state}, root {r.root}" for r in st.repos]
+    if not st.repos:
+        lines.append("no repos indexed yet: call index_repo with a repository path")
+    lines += [j.line() for j in jobs]
+    lines.append("ask: " + ("available" if llm else "off (no LLM configured: RAG_LLM_MODEL)"))
+    return "\n".join(lines)
+
+
+def _open_quietly(service: Service) -> None:
+    try:
+        service.open()
+    except CodeseamError as exc:  # busy or broken: the tools report it and retry on each call
+        log.warning("the index is not open yet: %s", exc)
+
+
+def build_server(service: Service, *, open_on_start: bool = False):
+    """The MCPServer with codeseam's tools over ``service``. With ``open_on_start`` the index is
+    opened in the background as the session starts (after stdout is claimed by the SDK), so the
+    handshake is not delayed; a tool call made meanwhile waits for it."""
+    import threading
+    from contextlib import asynccontextmanager
+
+    import anyio
+    from mcp.server.mcpserver import Context, MCPServer
+    from mcp_types import CallToolResult, ToolAnnotations
+
+    from .cli_index import search_json, status_json
+
+    @asynccontextmanager
+    async def lifespan(_server):
+        if open_on_start:
+            threading.Thread(target=_open_quietly, args=(service,), name="codeseam-open", daemon=True).start()
+        yield {}
+
+    server = MCPServer("codeseam", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING",
+                       lifespan=lifespan)
+    K = Annotated[int, Field(ge=1, le=100, description="Number of results (1..100)")]
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True))
+    async def index_repo(ctx: Context, path: str, repo_id: str | None = None, wait: bool = False) -> CallToolResult:
+        """Index (or incrementally re-sync) the repository folder at `path` (absolute, under an
+        allowed root). Runs in the background and returns the job at once; follow it with
+        get_status. With wait=true, block until done and report progress."""
+        try:
+            job = await _run(service.start_index, path, repo_id)
+        except CodeseamError as exc:
+            return _failure(exc)
+        if not wait:
+            return _text(f"started {job.line()}; path {job.path}\ncall get_status to follow it", job.to_json())
+        while job.running:
+            await ctx.report_progress(job.files_done, job.files_total, job.line())
+            await anyio.sleep(WAIT_POLL_SECONDS)
+        await ctx.report_progress(job.files_done, job.files_total, job.line())
+        failed = job.state != "done"
+        text = job.line() + (f"\nhint: {job.hint}" if failed and job.hint else "")
+        return _text(text, job.to_json(), error=failed)
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=True))
+    def search_code(query: str, repo: str | None = None, path_glob: str | None = None,
+                    language: str | None = None, k: K = 8) -> CallToolResult:
+        """Search the indexed code by meaning and by name (hybrid dense + BM25). Filters: repo id,
+        path glob (e.g. 'src/**/*.py'), language (e.g. python, go). Returns path:start-end,
+        the symbol and a snippet for each hit."""
+        try:
+            result = service.search(query, repo=repo, path_glob=path_glob, language=language, k=k)
+        except CodeseamError as exc:
+            return _failure(exc)
+        return _text(format_hits(result), search_json(result))
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=True))
+    def get_status() -> CallToolResult:
+        """What is indexed (repos, files, chunks), where, and the running or recent indexing jobs."""
+        try:
+            st = service.status()
+        except CodeseamError as exc:
+            return _failure(exc)
+        jobs = service.jobs()
+        data = {"index": status_json(st), "jobs": [j.to_json() for j in jobs], "llm": service.llm_configured}
+        return _text(format_status(st, jobs, service.llm_configured), data)
+
+    @server.tool(annotations=ToolAnnotations(destructive_hint=True))
+    def remove_repo(repo: str) -> CallToolResult:
+        """Remove a repository (all its chunks and its file list) from the index."""
+        try:
+            n = service.remove(repo)
+        except CodeseamError as exc:
+            return _failure(exc)
+        return _text(f"removed {repo}: {n} chunks", {"repo": repo, "removed_chunks": n})
+
+    if service.llm_configured:
+        @server.tool(annotations=ToolAnnotations(read_only_hint=True))
+        def ask(question: str, repo: str | None = None, k: K | None = None) -> CallToolResult:
+            """Answer a question about the indexed code with checked citations [n] to exact lines.
+            Abstains (no LLM call) when the search finds nothing close."""
+            try:
+                answer = service.ask(question, repo=repo, k=k)
+            except CodeseamError as exc:
+                return _failure(exc)
+            notes = "".join(f"\nnote: {n}" for n in answer.notes)
+            return _text(answer.answer + notes, {**answer_json(answer), "text": answer.answer})
+
+    return server
+
+
+def run_stdio(settings) -> None:
+    """Serve MCP over stdio until the client closes the connection."""
+    import anyio
+
+    from .remote import remove_server_file, write_server_file
+
+    service = Service(settings, on_open=lambda: write_server_file(settings, "mcp"))
+    server = build_server(service, open_on_start=True)
+    _remove_on_term(settings)
+    try:
+        anyio.run(server.run_stdio_async)
+    finally:
+        remove_server_file(settings)
+        service.close()
+
+
+def _remove_on_term(settings) -> None:
+    """On SIGTERM (an MCP client's last resort after closing stdin), drop the server file, then
+    die as usual: the index lock and the Milvus Lite process go with this process, and an
+    interrupted indexing run is finished by the next one."""
+    import os
+    import signal
+    import threading
+
+    from .remote import remove_server_file
+
+    def on_term(signum: int, frame: Any) -> None:
+        remove_server_file(settings)
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, on_term)

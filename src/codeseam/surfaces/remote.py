@@ -1,0 +1,312 @@
+"""One owner of the index: the server file, and CLI commands that go through a running server.
+
+A Milvus Lite file serves one process at a time. A server (``codeseam serve`` or
+``codeseam mcp``) that holds it writes a small *server file* next to it,
+``<index file>.server.json`` (mode 0600)::
+
+    {"kind": "http", "pid": 4242, "url": "http://127.0.0.1:8765", "token_required": false, ...}
+    {"kind": "mcp",  "pid": 4243, ...}                        # stdio: not reachable
+
+and removes it on shutdown. The token itself is never written there.
+
+``call(op, ...)`` runs one ``api`` operation for the CLI. When a live HTTP server holds the
+index (its pid is alive and is the recorded holder of the index lock), the operation goes
+through that server (:class:`RemoteIndex`, with ``RAG_SERVER_TOKEN`` when the server needs
+one) and returns the same records as the local call. When the holder is an MCP server, which
+cannot be reached, the ``IndexBusyError`` says so and what to do. A stale server file (its
+process gone) is ignored.
+"""
+
+from __future__ import annotations
+
+import calendar
+import json
+import logging
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from .. import errors
+from ..errors import CodeseamError, ConfigError, FatalError, IndexBusyError
+from ..settings import Settings
+
+log = logging.getLogger(__name__)
+
+SUFFIX = ".server.json"
+POLL_SECONDS = 0.3
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    kind: str  # http | mcp
+    pid: int
+    url: str = ""
+    token_required: bool = False
+    started: float = 0.0
+    path: str = ""  # the server file
+
+
+# -- the server file -------------------------------------------------------------------------
+
+def server_file(settings: Settings) -> Path | None:
+    """Where a server that holds this index records itself (None for a Milvus server URI)."""
+    if not settings.is_lite:
+        return None
+    db = Path(settings.resolved_milvus_uri).expanduser().resolve()
+    return db.with_name(db.name + SUFFIX)
+
+
+def write_server_file(settings: Settings, kind: str, *, url: str = "", token_required: bool = False) -> Path | None:
+    path = server_file(settings)
+    if path is None:
+        return None
+    info = {"kind": kind, "pid": os.getpid(), "url": url, "token_required": token_required,
+            "started": time.time(), "index": settings.resolved_milvus_uri}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(info, f)
+    os.replace(tmp, path)
+    return path
+
+
+def remove_server_file(settings: Settings) -> None:
+    """Remove the server file if this process wrote it."""
+    info = read_server_file(settings)
+    if info is not None and info.pid == os.getpid():
+        try:
+            os.unlink(info.path)
+        except OSError:
+            pass
+
+
+def read_server_file(settings: Settings) -> ServerInfo | None:
+    path = server_file(settings)
+    if path is None:
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return ServerInfo(str(data["kind"]), int(data["pid"]), str(data.get("url") or ""),
+                          bool(data.get("token_required")), float(data.get("started") or 0), str(path))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def live_server(settings: Settings) -> ServerInfo | None:
+    """The server that holds this index right now, or None (no file, or a stale one)."""
+    info = read_server_file(settings)
+    if info is None or not _alive(info.pid):
+        return None
+    from ..store.lock import holder_of
+
+    holder = holder_of(Path(settings.resolved_milvus_uri).expanduser().resolve()) or {}
+    return info if holder.get("pid") == info.pid else None
+
+
+def _alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+# -- routing the CLI ------------------------------------------------------------------------
+
+def call(op: str, *args: Any, settings: Settings, **kwargs: Any) -> Any:
+    """``api.<op>(*args, settings=settings, **kwargs)``, through the server that holds the index
+    when there is one (see the module docstring)."""
+    from .. import api
+
+    info = live_server(settings)
+    if info is None or info.kind != "http":
+        try:
+            return getattr(api, op)(*args, settings=settings, **kwargs)
+        except IndexBusyError as exc:
+            info = live_server(settings)  # a server may have started since
+            if info is None:
+                raise
+            if info.kind != "http":
+                raise mcp_busy_error(settings, info) from None
+    log.info("the index is held by the server at %s (pid %d): going through it", info.url, info.pid)
+    with RemoteIndex(info, settings) as remote:
+        return getattr(remote, op)(*args, **kwargs)
+
+
+def mcp_busy_error(settings: Settings, info: ServerInfo) -> IndexBusyError:
+    since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(info.started)) if info.started else "?"
+    return IndexBusyError(
+        f"the index {settings.resolved_milvus_uri} is held by an MCP server (`codeseam mcp`, pid "
+        f"{info.pid}, since {since}) that an MCP client such as Claude Code started; it talks over "
+        "stdio, so the command line cannot reach it",
+        hint=f"use its tools (search_code, get_status, index_repo, ...) from that client, or end that "
+        f"client session (or `kill {info.pid}`) and retry; to share the index between agents and the "
+        "command line, run `codeseam serve` first: `codeseam mcp` and the CLI then both go through it",
+    )
+
+
+# -- the client -------------------------------------------------------------------------------
+
+class RemoteIndex:
+    """The ``api`` operations over a running ``codeseam serve``, returning the same records."""
+
+    def __init__(self, info: ServerInfo, settings: Settings, *, timeout: float = 120.0) -> None:
+        import httpx
+
+        self.info, self.settings = info, settings
+        headers = {}
+        if info.token_required:
+            if not settings.server_token:
+                raise ConfigError(
+                    f"the codeseam server at {info.url} (pid {info.pid}) holds the index and needs a token",
+                    hint="set RAG_SERVER_TOKEN to the server's token, or stop the server")
+        if settings.server_token:
+            headers["Authorization"] = f"Bearer {settings.server_token}"
+        self._http = httpx.Client(base_url=info.url, headers=headers, timeout=timeout, trust_env=False)
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> "RemoteIndex":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # -- requests -------------------------------------------------------------------------
+    def _request(self, method: str, url: str, **kw: Any) -> Any:
+        import httpx
+
+        try:
+            response = self._http.request(method, url, **kw)
+        except httpx.HTTPError as exc:
+            raise IndexBusyError(
+                f"the codeseam server at {self.info.url} (pid {self.info.pid}) holds the index but "
+                f"did not answer: {exc or type(exc).__name__}",
+                hint=f"check that it runs, or stop it (`kill {self.info.pid}`) and retry") from None
+        try:
+            data = response.json()
+        except ValueError:
+            data = {"error": response.text[:300]}
+        if response.is_success:
+            return data
+        raise error_from(response.status_code, data)
+
+    # -- the api operations ---------------------------------------------------------------------
+    def search(self, query: str, *, repo: str | None = None, path_glob: str | None = None,
+               language: str | None = None, k: int | None = None, mode: str = "hybrid"):
+        params = {"q": query, "repo": repo, "path": path_glob, "lang": language, "k": k, "mode": mode}
+        data = self._request("GET", "/search", params={k_: v for k_, v in params.items() if v is not None})
+        return search_result(data)
+
+    def status(self):
+        return status_record(self._request("GET", "/status")["index"])
+
+    def remove(self, repo: str) -> int:
+        from urllib.parse import quote
+
+        return int(self._request("DELETE", f"/repos/{quote(repo, safe='')}")["removed_chunks"])
+
+    def inspect(self, repo: str) -> dict[str, Any]:
+        from urllib.parse import quote
+
+        return self._request("GET", f"/repos/{quote(repo, safe='')}")
+
+    def ask(self, question: str, *, repo: str | None = None, k: int | None = None,
+            on_delta: Callable[[str], None] | None = None):
+        from ..records import Answer, Citation
+
+        try:
+            data = self._request("POST", "/ask", json={"question": question, "repo": repo, "k": k},
+                                 timeout=self.settings.llm_timeout * 4 + 60)
+        except errors.LLMUnavailableError as exc:
+            raise errors.LLMUnavailableError(
+                f"the codeseam server at {self.info.url} (pid {self.info.pid}), which holds the index, "
+                f"answers with its own settings: {exc.message}",
+                hint=f"{exc.hint or ''}; then restart the server with those settings".lstrip("; ")) from None
+        cites = tuple(Citation(c["n"], c["path"], c["start_line"], c["end_line"], c["symbol"])
+                      for c in data["citations"])
+        return Answer(question, data["text"], cites, bool(data["weak"]), tuple(data.get("notes", ())))
+
+    def index(self, path: str, *, repo_id: str | None = None, progress: Callable[..., None] | None = None,
+              dry_run: bool = False, rebuild: bool = False):
+        from .. import api
+
+        if dry_run:  # touches no index: runs here
+            return api.index(path, repo_id=repo_id, settings=self.settings, dry_run=True)
+        if rebuild:
+            raise IndexBusyError(
+                f"--rebuild drops the whole index, which the server at {self.info.url} (pid "
+                f"{self.info.pid}) holds", hint=f"stop the server (`kill {self.info.pid}`), then rebuild")
+        body = {"path": os.path.realpath(path), "repo_id": repo_id}
+        job = self._request("POST", "/index", json=body)
+        return self._follow(job, progress)
+
+    def _follow(self, job: dict[str, Any], progress: Callable[..., None] | None):
+        """Poll the job until it ends, feeding the CLI's progress callback; the run report."""
+        progress = progress or (lambda event, **f: None)
+        total_sent, embedded = False, 0
+        while True:
+            if job.get("files_total") is not None and not total_sent:
+                progress("files", total=job["files_total"])
+                total_sent = True
+            if total_sent:
+                progress("file", path=job.get("current_file") or "", done=job.get("files_done", 0))
+            if job.get("chunks_embedded", 0) > embedded:
+                progress("embedded", count=job["chunks_embedded"] - embedded)
+                embedded = job["chunks_embedded"]
+            if job.get("state") != "running":
+                break
+            time.sleep(POLL_SECONDS)
+            job = self._request("GET", f"/jobs/{job['id']}")
+        if job["state"] != "done":
+            raise FatalError(f"indexing through the server failed: {job.get('error')}", hint=job.get("hint"))
+        return report_record(job["report"])
+
+
+# -- JSON back to records ---------------------------------------------------------------------
+
+def error_from(status: int, data: Any) -> CodeseamError:
+    """The codeseam error a server's JSON error body describes (same class when known)."""
+    data = data if isinstance(data, dict) else {}
+    message = str(data.get("error") or f"the server answered HTTP {status}")
+    cls = getattr(errors, str(data.get("type") or ""), None)
+    if not (isinstance(cls, type) and issubclass(cls, CodeseamError)) or cls is errors.FileSkipped:
+        cls = FatalError
+    return cls(message, hint=data.get("hint") or None)
+
+
+def search_result(data: dict[str, Any]):
+    from ..records import Hit, SearchResult
+
+    hits = tuple(Hit(h["repo"], h["path"], h["symbol"], h["kind"], h["language"], h["start_line"],
+                     h["end_line"], h["score"], h["text"]) for h in data["hits"])
+    return SearchResult(data["query"], bool(data["weak"]), hits, data.get("best_similarity"))
+
+
+def status_record(data: dict[str, Any]):
+    from ..api import RepoStatus, Status
+
+    def when(stamp: str | None) -> float | None:
+        return calendar.timegm(time.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ")) if stamp else None
+
+    repos = tuple(RepoStatus(r["repo"], r["root"], r["files"], r["chunks"], when(r.get("last_sync")),
+                             r["state"]) for r in data.get("repos", ()))
+    return Status(data["uri"], data["collection"], data.get("embedder", ""), data.get("dim", 0),
+                  data.get("chunker", ""), data.get("schema_version", 0), repos)
+
+
+def report_record(data: dict[str, Any]):
+    from ..indexer import IndexReport
+    from ..records import Skip
+
+    fields = dict(data)
+    fields["skips"] = [Skip(s["path"], s["reason"], s.get("detail", "")) for s in data.get("skips", ())]
+    return IndexReport(**fields)

@@ -1,0 +1,337 @@
+"""The HTTP API on a real uvicorn server (127.0.0.1, free port), driven with httpx: real
+Milvus Lite, real tree-sitter, the fake embedder and the loopback fake LLM."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import textwrap
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+import httpx
+import pytest
+
+from codeseam.service import Service
+from codeseam.settings import load_settings
+from codeseam.surfaces.cli import main
+from codeseam.surfaces.http import create_app
+from tests.support.fake_openai import FakeOpenAI, Reply
+
+RETRY_PY = textwrap.dedent('''\
+    """Retry helpers."""
+    import random
+
+
+    def compute_retry_delay(attempt, base=0.5, cap=30.0):
+        """Exponential backoff with full jitter."""
+        return random.uniform(0, min(cap, base * 2 ** attempt))
+
+
+    class RetryPolicy:
+        def should_retry(self, error, attempt):
+            return attempt < 5 and isinstance(error, OSError)
+    ''')
+PARSE_GO = 'package config\n\nfunc ParseJSON(data []byte) error {\n\treturn nil\n}\n'
+TOKEN = "s3cret-token-for-tests-0123456789"
+ERROR_KEYS = {"error", "hint", "type"}
+
+
+def make_repo(root: Path) -> Path:
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "retry.py").write_text(RETRY_PY)
+    (root / "config.go").write_text(PARSE_GO)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+@contextmanager
+def running(app) -> Iterator[str]:
+    """``app`` served by uvicorn in a thread on 127.0.0.1:<free port>."""
+    import uvicorn
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
+    server = uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False, lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(15)
+        sock.close()
+
+
+@pytest.fixture(scope="module")
+def llm():
+    with FakeOpenAI() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory, llm):
+    """One service (index with repo `proj`) behind two apps: open, and token-protected."""
+    tmp = tmp_path_factory.mktemp("http")
+    repo = make_repo(tmp / "work" / "proj")
+    (tmp / "outside" / "secret").mkdir(parents=True)
+    (tmp / "work" / "escape").symlink_to(tmp / "outside" / "secret", target_is_directory=True)
+    (tmp / "cfg.toml").write_text("")
+    env = {"RAG_CONFIG": str(tmp / "cfg.toml"), "RAG_DATA_DIR": str(tmp / "data"),
+           "RAG_EMBEDDING_BACKEND": "fake", "RAG_LLM_MODEL": "fake-model", "RAG_LLM_BASE_URL": llm.base_url,
+           "RAG_LLM_TIMEOUT": "5"}
+    settings = load_settings(env=env)
+    service = Service(settings, cwd=tmp / "work").open()
+    try:
+        with running(create_app(service)) as url, running(create_app(service, token=TOKEN)) as locked:
+            with httpx.Client(base_url=url, timeout=60) as client:
+                job = client.post("/index", json={"path": str(repo)}).json()
+                assert wait_job(client, job["id"])["state"] == "done"
+                yield {"url": url, "locked": locked, "client": client, "service": service, "tmp": tmp,
+                       "repo": repo, "settings": settings}
+    finally:
+        service.close()
+
+
+def wait_job(client: httpx.Client, job_id: str, timeout: float = 60) -> dict:
+    deadline = time.monotonic() + timeout
+    while True:
+        job = client.get(f"/jobs/{job_id}").json()
+        if job["state"] != "running":
+            return job
+        assert time.monotonic() < deadline, job
+        time.sleep(0.05)
+
+
+def assert_error(response: httpx.Response, status: int, kind: str, *needles: str) -> dict:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/json")
+    body = response.json()
+    assert set(body) == ERROR_KEYS and body["type"] == kind, body
+    assert "Traceback" not in response.text and 'File "' not in response.text
+    for needle in needles:
+        assert needle in body["error"] + (body["hint"] or ""), body
+    return body
+
+
+# -- endpoints --------------------------------------------------------------------------------
+
+def test_search_returns_the_cli_json_shape(site):
+    c = site["client"]
+    res = c.get("/search", params={"q": "compute_retry_delay", "k": 3})
+    assert res.status_code == 200
+    body = res.json()
+    assert set(body) == {"query", "weak", "hits", "best_similarity"}
+    top = body["hits"][0]
+    assert (top["repo"], top["path"], top["symbol"]) == ("proj", "pkg/retry.py", "compute_retry_delay")
+    lines = RETRY_PY.split("\n")
+    assert top["text"] == "\n".join(lines[top["start_line"] - 1:top["end_line"]]) + "\n"
+    assert 1 <= len(body["hits"]) <= 3
+    go = c.get("/search", params={"q": "parse json", "lang": "go"}).json()
+    assert go["hits"] and {h["language"] for h in go["hits"]} == {"go"}
+    py = c.get("/search", params={"q": "retry", "path": "pkg/*.py", "mode": "bm25"}).json()
+    assert py["hits"] and all(h["path"].startswith("pkg/") for h in py["hits"])
+
+
+def test_index_job_status_and_resync(site):
+    c, tmp = site["client"], site["tmp"]
+    other = make_repo(tmp / "work" / "other")
+    res = c.post("/index", json={"path": str(other), "repo_id": "other"})
+    assert res.status_code == 202
+    job = res.json()
+    assert job["repo_id"] == "other" and job["path"] == str(other) and job["state"] in ("running", "done")
+    done = wait_job(c, job["id"])
+    assert done["state"] == "done" and done["report"]["files_indexed"] == 2 and done["error"] is None
+    assert done["files_done"] == done["files_total"] == 2 and done["chunks_written"] > 0
+    status = c.get("/status").json()
+    repos = {r["repo"]: r for r in status["index"]["repos"]}
+    assert repos["other"]["root"] == str(other) and repos["other"]["files"] == 2
+    assert any(j["id"] == job["id"] for j in status["jobs"]) and status["llm"] is True
+    # an indexed repo's root is an allowed root from now on; a re-sync changes nothing
+    again = wait_job(c, c.post("/index", json={"path": str(other), "repo_id": "other"}).json()["id"])
+    assert again["report"]["files_unchanged"] == 2 and again["report"]["chunks_embedded"] == 0
+    # relative paths are taken from the server's working directory
+    rel = wait_job(c, c.post("/index", json={"path": "other", "repo_id": "other"}).json()["id"])
+    assert rel["state"] == "done" and rel["path"] == str(other)
+
+
+def test_delete_repo_and_inspect(site):
+    c, tmp = site["client"], site["tmp"]
+    gone = make_repo(tmp / "work" / "gone")
+    wait_job(c, c.post("/index", json={"path": str(gone)}).json()["id"])
+    rows = c.get("/repos/gone").json()
+    assert set(rows["files"]) == {"pkg/retry.py", "config.go"} and rows["chunks"]
+    res = c.delete("/repos/gone")
+    assert res.status_code == 200 and res.json() == {"repo": "gone", "removed_chunks": len(rows["chunks"])}
+    assert_error(c.get("/search", params={"q": "retry", "repo": "gone"}), 404, "NotIndexedError", "gone")
+    assert_error(c.delete("/repos/gone"), 404, "NotIndexedError")
+    assert_error(c.get("/repos/gone"), 404, "NotIndexedError")
+    assert "gone" not in {r["repo"] for r in c.get("/status").json()["index"]["repos"]}
+
+
+def test_ask_answers_with_checked_citations(site, llm):
+    c = site["client"]
+    llm.script("The delay is drawn with jitter [1]. The cap comes from `cap` [1, 9].")
+    res = c.post("/ask", json={"question": "how is the retry delay computed?", "k": 3})
+    assert res.status_code == 200, res.text
+    body = res.json()
+    assert set(body) == {"answer", "citations", "weak", "notes", "text"}
+    assert body["weak"] is False and "[9]" not in body["answer"] and "Sources:" not in body["answer"]
+    (cite,) = body["citations"]
+    assert set(cite) == {"n", "path", "start_line", "end_line", "symbol"} and cite["n"] == 1
+    sent = llm.chat_requests()[-1]["messages"][1]["content"]
+    assert f"[1] {cite['path']}:{cite['start_line']}-{cite['end_line']}" in sent
+    assert any("removed citation [9]" in n for n in body["notes"])
+    assert body["text"].startswith(body["answer"]) and f"{cite['path']}:{cite['start_line']}" in body["text"]
+
+
+def test_llm_failures_map_to_502_and_503(site, llm, tmp_path):
+    c = site["client"]
+    llm.script(Reply(status=400, error="bad request from the model server"))
+    assert_error(c.post("/ask", json={"question": "retry delay"}), 502, "LLMResponseError", "HTTP 400")
+    # a service without an LLM: 503 naming the setting (the index is never opened for it)
+    env = {"RAG_CONFIG": str(site["tmp"] / "cfg.toml"), "RAG_DATA_DIR": str(tmp_path / "none"),
+           "RAG_EMBEDDING_BACKEND": "fake"}
+    with running(create_app(Service(load_settings(env=env)))) as url:
+        res = httpx.post(f"{url}/ask", json={"question": "retry delay"})
+        assert_error(res, 503, "LLMUnavailableError", "RAG_LLM_MODEL")
+        assert not (tmp_path / "none").exists()
+
+
+# -- errors and limits ---------------------------------------------------------------------------
+
+def test_invalid_queries_are_422_with_a_clear_message(site):
+    c = site["client"]
+    assert_error(c.get("/search", params={"q": "x" * 2001}), 422, "ConfigError", "q", "at most 2000")
+    assert c.get("/search", params={"q": "x" * 2000}).status_code == 200
+    assert_error(c.get("/search", params={"q": ""}), 422, "ConfigError", "q")
+    assert_error(c.get("/search"), 422, "ConfigError", "q")
+    assert_error(c.get("/search", params={"q": "   "}), 422, "ConfigError", "empty query")
+    for k in (0, 101, "many"):
+        assert_error(c.get("/search", params={"q": "retry", "k": k}), 422, "ConfigError", "k")
+    assert c.get("/search", params={"q": "retry", "k": 100}).status_code == 200
+    assert_error(c.get("/search", params={"q": "retry", "mode": "magic"}), 422, "ConfigError", "mode")
+    assert_error(c.post("/ask", json={"question": "q" * 2001}), 422, "ConfigError", "question")
+    assert_error(c.post("/ask", json={"question": "why", "k": 101}), 422, "ConfigError", "k")
+    assert_error(c.post("/index", content=b"{not json", headers={"content-type": "application/json"}),
+                 422, "ConfigError")
+    assert_error(c.get("/jobs/j999"), 404, "UnknownJobError", "j999")
+    assert_error(c.get("/no/such/route"), 404, "Error")
+
+
+def test_unsafe_paths_are_403(site):
+    c, tmp = site["client"], site["tmp"]
+    cases = {
+        str(tmp / "outside" / "secret"): "outside the allowed roots",
+        "/": "outside the allowed roots",
+        str(tmp / "work" / "proj" / ".." / ".." / "outside" / "secret"): "traversal",
+        "../outside/secret": "traversal",
+        str(tmp / "work" / "escape"): "symlink",
+        str(tmp / "work" / "missing"): "No such file",
+        str(tmp / "work" / ("n" * 300)): "too long",
+    }
+    for path, why in cases.items():
+        assert_error(c.post("/index", json={"path": path}), 403, "UnsafePathError", why)
+    assert not any(j.path.startswith(str(tmp / "outside")) for j in site["service"].jobs())
+
+
+def test_body_size_limit_is_413(site):
+    c = site["client"]
+    big = json.dumps({"path": "a" * (64 * 1024)}).encode()
+    assert_error(c.post("/index", content=big, headers={"content-type": "application/json"}),
+                 413, "ConfigError", "at most 65536 bytes")
+
+    def chunks():  # no Content-Length: the limit applies while the body streams in
+        for _ in range(20):
+            yield b"x" * 8192
+
+    assert_error(c.post("/ask", content=chunks(), headers={"content-type": "application/json"}),
+                 413, "ConfigError", "too large")
+    small = json.dumps({"path": "a" * 1000}).encode()
+    assert c.post("/index", content=small, headers={"content-type": "application/json"}).status_code == 403
+
+
+def test_one_job_at_a_time_and_queries_keep_working(site):
+    """A job blocked mid-embedding: a second job is 409, search/status still answer, and the
+    repo being indexed cannot be removed; once released, the job finishes."""
+    c, tmp, service = site["client"], site["tmp"], site["service"]
+    slow = make_repo(tmp / "work" / "slow")
+    (slow / "extra.py").write_text("def unique_marker_function():\n    return 42\n")
+    embedder = service.session().embedder
+    gate, entered = threading.Event(), threading.Event()
+    original = embedder.embed_documents
+
+    def gated(texts):
+        entered.set()
+        assert gate.wait(30)
+        return original(texts)
+
+    embedder.embed_documents = gated
+    try:
+        job = c.post("/index", json={"path": str(slow)}).json()
+        assert entered.wait(30)
+        busy = assert_error(c.post("/index", json={"path": str(site["repo"])}), 409, "IndexBusyError",
+                            "already running", job["id"])
+        assert "get_status" in busy["hint"]
+        running = c.get(f"/jobs/{job['id']}").json()
+        assert running["state"] == "running" and running["phase"] in ("files", "embedding")
+        assert running["files_total"] == 3
+        assert c.get("/search", params={"q": "compute_retry_delay"}).json()["hits"]
+        assert any(j["state"] == "running" for j in c.get("/status").json()["jobs"])
+        assert_error(c.delete("/repos/slow"), 409, "IndexBusyError", "being indexed")
+    finally:
+        gate.set()
+        embedder.embed_documents = original
+    assert wait_job(c, job["id"])["state"] == "done"
+    hits = c.get("/search", params={"q": "unique_marker_function", "repo": "slow"}).json()["hits"]
+    assert hits[0]["symbol"] == "unique_marker_function"
+
+
+# -- auth, docs, binding ----------------------------------------------------------------------------
+
+def test_bearer_token_is_required_on_every_request(site):
+    url = site["locked"]
+    for path in ("/search?q=retry", "/status", "/openapi.json", "/docs", "/health"):
+        assert_error(httpx.get(url + path), 401, "AuthError", "bearer token")
+        assert_error(httpx.get(url + path, headers={"Authorization": "Bearer wrong"}), 401, "AuthError")
+        assert_error(httpx.get(url + path, headers={"Authorization": TOKEN}), 401, "AuthError")
+    assert httpx.get(url + "/status").headers["www-authenticate"] == "Bearer"
+    ok = httpx.get(url + "/search", params={"q": "retry"}, headers={"Authorization": f"Bearer {TOKEN}"})
+    assert ok.status_code == 200 and ok.json()["hits"]
+    # the unauthenticated body is refused before it is read
+    res = httpx.post(url + "/index", content=b"x" * 100_000)
+    assert res.status_code == 401
+
+
+def test_openapi_document_and_docs(site):
+    c = site["client"]
+    doc = c.get("/openapi.json").json()
+    assert {"/search", "/index", "/status", "/ask", "/repos/{repo_id}", "/jobs/{job_id}"} <= set(doc["paths"])
+    assert set(doc["paths"]["/repos/{repo_id}"]) == {"get", "delete"}
+    params = {p["name"] for p in doc["paths"]["/search"]["get"]["parameters"]}
+    assert params == {"q", "repo", "path", "lang", "k", "mode"}
+    docs = c.get("/docs")
+    assert docs.status_code == 200 and "swagger" in docs.text.lower()
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--host", "0.0.0.0"], "--allow-remote"),
+    (["--host", "192.0.2.1", "--allow-remote"], "RAG_SERVER_TOKEN"),
+    (["--host", "::", "--allow-remote", "--token", "short"], "at least 16"),
+])
+def test_serve_refuses_non_loopback_without_flag_and_token(args, needle, isolated_env, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["serve", *args, "--port", "0"])
+    assert info.value.code == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and needle in err and "Traceback" not in err
+    assert not (isolated_env / "data").exists()  # refused before the index is touched
