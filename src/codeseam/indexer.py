@@ -122,6 +122,7 @@ class IndexRun:
         self.budget = make_budget(settings, embedder)
         self.report = IndexReport(repo_id=repo_id, root=root)
         self.allow: tuple[str, ...] = ()
+        self.verifying = False  # stored rows were checked against the manifest in this run
 
     # -- the run -------------------------------------------------------------------------
     def run(self, discovery: Discovery) -> IndexReport:
@@ -161,9 +162,16 @@ class IndexRun:
             p: ManifestEntry(p, e.size, e.mtime_ns, e.file_hash, e.n_chunks) for p, e in entries.items()
         }
         interrupted = bool(record) and record.get("state") != "clean"
-        stored = self.store.chunk_paths(self.repo_id) if interrupted or (entries and not record) else None
+        unclean = self.store.unclean and self.repo_id not in self.store.verified
+        counts = hashes = None
+        if interrupted or (entries and not record) or unclean:
+            census = self.store.chunk_census(self.repo_id)
+            counts = {p: sum(by_hash.values()) for p, by_hash in census.items()}
+            hashes = {p: set(by_hash) for p, by_hash in census.items()}
+            self.verifying = True
         changed = bool(record) and record.get("pipeline") not in (None, fingerprint)
-        return plan_sync(d.files, self.store_manifest, pipeline_changed=changed, stored_counts=stored)
+        return plan_sync(d.files, self.store_manifest, pipeline_changed=changed, stored_counts=counts,
+                         stored_hashes=hashes)
 
     def _finish(self, record: dict, fingerprint: str, t0: float, touched: bool) -> None:
         r = self.report
@@ -176,6 +184,8 @@ class IndexRun:
                "last_sync": time.time(), "embedder": self.embedder.id}
         if touched or new != record:
             self.store.put_repo_record(self.repo_id, new)
+        if self.verifying:
+            self.store.verified.add(self.repo_id)
         self.progress("done", report=r)
 
     # -- deletes, checks -----------------------------------------------------------------

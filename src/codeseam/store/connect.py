@@ -25,6 +25,7 @@ class Connection:
     server: bool  # a Milvus server with partition key and HNSW (vs Lite)
     lite: bool  # a Milvus Lite file this process holds
     closers: list[Callable[[], None]] = field(default_factory=list)
+    unclean: bool = False  # the previous holder of the Lite file died without closing it
 
     def close(self) -> None:
         closers, self.closers = self.closers, []
@@ -66,7 +67,8 @@ def connect(settings: Settings, *, create: bool, lock_timeout: float) -> Connect
         raise
     calls = MilvusCalls(client, retry_times=3, where=str(db), alive=server.alive if server else None,
                         log_tail=server.log_tail if server else None)
-    return Connection(calls, uri, str(db), False, True, closers)
+    unclean = bool((lock.previous or {}).get("pid"))  # a clean release truncates the record
+    return Connection(calls, uri, str(db), False, True, closers, unclean=unclean)
 
 
 def _connect_server(uri: str, token: str) -> Connection:

@@ -55,6 +55,10 @@ class Store:
         self.lite = conn.lite  # a Milvus Lite file, held by this process
         self.meta: IndexMeta | None = None
         self._known: set[str] = set()  # repos seen; grows, refreshed on a miss
+        # The previous holder of this Lite file died without closing it: its last writes may
+        # be unfinished, so the next indexing run of each repo checks rows against the manifest.
+        self.unclean = conn.unclean
+        self.verified: set[str] = set()  # repos checked since this store was opened
 
     # -- lifecycle ---------------------------------------------------------------------------
     @classmethod
@@ -196,6 +200,16 @@ class Store:
         check_repo_id(repo_id)
         rows = self._m.query_all(self.names.chunks, eq("repo_id", repo_id), ["path"])
         return dict(Counter(r["path"] for r in rows))
+
+    def chunk_census(self, repo_id: str) -> dict[str, dict[str, int]]:
+        """path -> {file hash: chunk rows} over every stored row of a repo (to check the rows
+        against the manifest: counts, and which file version they came from)."""
+        check_repo_id(repo_id)
+        census: dict[str, dict[str, int]] = {}
+        for r in self._m.query_all(self.names.chunks, eq("repo_id", repo_id), ["path", "file_hash"]):
+            by_hash = census.setdefault(r["path"], {})
+            by_hash[r["file_hash"]] = by_hash.get(r["file_hash"], 0) + 1
+        return census
 
     def vectors_by_hash(self, chunk_hashes: Sequence[str]) -> dict[str, list[float]]:
         """Stored dense vectors by chunk hash, to reuse the embeddings of unchanged chunks."""
