@@ -126,6 +126,19 @@ class IndexRun:
 
     # -- the run -------------------------------------------------------------------------
     def run(self, discovery: Discovery) -> IndexReport:
+        """Do the run. An OSError on the way (a full disk, an I/O error) stops it as a
+        StoreError with the repair hint: files are read through ``read_text``, which turns
+        their own errors into skips, so what is left here is a failed write."""
+        try:
+            return self._run(discovery)
+        except OSError as exc:
+            from .errors import StoreError
+            from .store.client import REPAIR_HINT
+
+            where = f" ({exc.filename})" if exc.filename else ""
+            raise StoreError(f"indexing stopped: {exc.strerror or exc}{where}", hint=REPAIR_HINT) from exc
+
+    def _run(self, discovery: Discovery) -> IndexReport:
         t0 = time.perf_counter()
         self._absorb_discovery(discovery)
         from .scrub import load_allow
