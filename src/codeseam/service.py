@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from . import safety
-from .errors import CodeseamError, ConfigError, FatalError, IndexBusyError, LLMUnavailableError
+from .errors import (CodeseamError, ConfigError, FatalError, IndexBusyError, LLMUnavailableError, NotIndexedError,
+                     StoreError)
 from .records import Answer, SearchResult
 from .settings import Settings
 
@@ -249,8 +250,18 @@ class Service:
                language: str | None = None, k: int | None = None, mode: str = "hybrid") -> SearchResult:
         query = safety.check_query(query)
         k = safety.check_k(k)
-        return self.session().search(query, repo=repo or None, path_glob=path_glob or None,
-                                     language=language or None, k=k, mode=mode)
+        ix = self.session()
+        try:
+            return ix.search(query, repo=repo or None, path_glob=path_glob or None,
+                             language=language or None, k=k, mode=mode)
+        except StoreError:
+            # Milvus Lite fails a BM25 search over a collection without a single row, which is
+            # the state while the very first job has not written its first batch yet.
+            running = self.running_job()
+            if running is None or any(v.get("chunks") for v in ix.store.stats().values()):
+                raise
+            raise NotIndexedError(f"nothing is searchable yet: {running.line()}",
+                                  hint="wait until the job has written chunks (get_status), then search again") from None
 
     @property
     def llm_configured(self) -> bool:

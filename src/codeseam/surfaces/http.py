@@ -124,7 +124,8 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = MA
 def _handlers(app: FastAPI) -> None:
     @app.exception_handler(errors.CodeseamError)
     async def codeseam_error(request: Request, exc: errors.CodeseamError) -> JSONResponse:
-        return JSONResponse(error_body(exc.message, exc.hint, type(exc).__name__), status_code=status_for(exc))
+        hint = (exc.hint or "").replace("run `codeseam index PATH`", "POST /index {\"path\": ...}") or None
+        return JSONResponse(error_body(exc.message, hint, type(exc).__name__), status_code=status_for(exc))
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:

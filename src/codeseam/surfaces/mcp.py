@@ -20,6 +20,7 @@ it serves, logging goes to stderr, and no progress bars are drawn.
 """
 
 import logging
+import re
 from typing import Annotated, Any
 
 from pydantic import Field
@@ -46,9 +47,18 @@ def _text(text: str, data: dict[str, Any] | None = None, *, error: bool = False)
                           is_error=error)
 
 
+def tool_hint(hint: str | None) -> str | None:
+    """A CLI hint said in this server's terms (``codeseam index`` -> the index_repo tool)."""
+    if not hint:
+        return hint
+    hint = re.sub(r"run `codeseam index PATH --repo-id ([^`]+)`", r"call index_repo with repo_id=\1", hint)
+    return hint.replace("run `codeseam index PATH`", "call index_repo with the repository's path")
+
+
 def _failure(exc: CodeseamError):
-    text = f"error: {exc.message}" + (f"\nhint: {exc.hint}" if exc.hint else "")
-    return _text(text, {"error": exc.message, "hint": exc.hint, "type": type(exc).__name__}, error=True)
+    hint = tool_hint(exc.hint)
+    text = f"error: {exc.message}" + (f"\nhint: {hint}" if hint else "")
+    return _text(text, {"error": exc.message, "hint": hint, "type": type(exc).__name__}, error=True)
 
 
 async def _run(fn, *args: Any, **kwargs: Any):
