@@ -13,6 +13,9 @@ Tools:
 - ``remove_repo(repo)``
 - ``ask(question, repo?, k?)``: registered only when an LLM model is configured (RAG_LLM_MODEL)
 
+When ``codeseam serve`` already holds the index, the tools go through it (``remote.RemoteService``)
+instead of failing: agents and the command line then share one owner.
+
 Results are compact text (``path:start-end``, symbol and a snippet) plus structured content
 (the same JSON as the CLI's ``--json``). Errors come back as tool errors with the message and
 hint, never as a crash. stdout carries only the protocol: the SDK moves fd 1 to stderr while
@@ -21,13 +24,16 @@ it serves, logging goes to stderr, and no progress bars are drawn.
 
 import logging
 import re
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
 from .. import __version__
 from ..errors import CodeseamError
 from ..service import Job, Service, answer_json
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .remote import RemoteService
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +107,7 @@ def _open_quietly(service: Service) -> None:
         log.warning("the index is not open yet: %s", exc)
 
 
-def build_server(service: Service, *, open_on_start: bool = False):
+def build_server(service: "Service | RemoteService", *, open_on_start: bool = False):
     """The MCPServer with codeseam's tools over ``service``. With ``open_on_start`` the index is
     opened in the background as the session starts (after stdout is claimed by the SDK), so the
     handshake is not delayed; a tool call made meanwhile waits for it."""
@@ -138,6 +144,10 @@ def build_server(service: Service, *, open_on_start: bool = False):
         while job.running:
             await ctx.report_progress(job.files_done, job.files_total, job.line())
             await anyio.sleep(WAIT_POLL_SECONDS)
+            try:
+                job = await _run(service.job, job.id)
+            except CodeseamError as exc:
+                return _failure(exc)
         await ctx.report_progress(job.files_done, job.files_total, job.line())
         failed = job.state != "done"
         text = job.line() + (f"\nhint: {job.hint}" if failed and job.hint else "")
@@ -194,9 +204,19 @@ def run_stdio(settings) -> None:
     """Serve MCP over stdio until the client closes the connection."""
     import anyio
 
-    from .remote import remove_server_file, write_server_file
+    from .remote import RemoteService, live_server, remove_server_file, write_server_file
 
-    service = Service(settings, on_open=lambda: write_server_file(settings, "mcp"))
+    service: Service | RemoteService | None = None
+    served = live_server(settings)
+    if served is not None and served.kind == "http":  # `codeseam serve` holds the index: use it
+        try:
+            service = RemoteService(served, settings)
+            log.warning("the index is held by the codeseam server at %s (pid %d): serving through it",
+                        served.url, served.pid)
+        except CodeseamError as exc:
+            log.warning("cannot use the codeseam server at %s: %s", served.url, exc)
+    if service is None:
+        service = Service(settings, on_open=lambda: write_server_file(settings, "mcp"))
     server = build_server(service, open_on_start=True)
     _remove_on_term(settings)
     try:

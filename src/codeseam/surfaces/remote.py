@@ -9,6 +9,9 @@ A Milvus Lite file serves one process at a time. A server (``codeseam serve`` or
 
 and removes it on shutdown. The token itself is never written there.
 
+``codeseam mcp`` started while an HTTP server holds the index serves its tools through that
+server (:class:`RemoteService`).
+
 ``call(op, ...)`` runs one ``api`` operation for the CLI. When a live HTTP server holds the
 index (its pid is alive and is the recorded holder of the index lock), the operation goes
 through that server (:class:`RemoteIndex`, with ``RAG_SERVER_TOKEN`` when the server needs
@@ -269,6 +272,57 @@ class RemoteIndex:
         if job["state"] != "done":
             raise FatalError(f"indexing through the server failed: {job.get('error')}", hint=job.get("hint"))
         return report_record(job["report"])
+
+
+class RemoteService:
+    """What the MCP skin needs from a :class:`~codeseam.service.Service`, served by a running
+    ``codeseam serve``: so that ``codeseam mcp`` started while the HTTP server holds the index
+    goes through it too (jobs, safety checks and settings are the HTTP server's)."""
+
+    def __init__(self, info: ServerInfo, settings: Settings, *, cwd: str | None = None) -> None:
+        self.info, self.settings = info, settings
+        self.cwd = cwd or os.getcwd()
+        self._remote = RemoteIndex(info, settings)
+        self.llm_configured = bool(self._remote._request("GET", "/status").get("llm"))
+
+    def open(self) -> "RemoteService":
+        return self
+
+    def close(self, timeout: float = 0.0) -> None:
+        self._remote.close()
+
+    def start_index(self, path: str, repo_id: str | None = None):
+        # relative to this server's folder; the HTTP server resolves and checks it
+        full = path if os.path.isabs(os.path.expanduser(path)) else os.path.join(self.cwd, path)
+        return _job(self._remote._request("POST", "/index", json={"path": full, "repo_id": repo_id}))
+
+    def job(self, job_id: str):
+        from urllib.parse import quote
+
+        return _job(self._remote._request("GET", f"/jobs/{quote(job_id, safe='')}"))
+
+    def jobs(self) -> list:
+        return [_job(j) for j in self._remote._request("GET", "/status").get("jobs", ())]
+
+    def search(self, query: str, **kwargs: Any):
+        return self._remote.search(query, **kwargs)
+
+    def ask(self, question: str, **kwargs: Any):
+        return self._remote.ask(question, **kwargs)
+
+    def remove(self, repo: str) -> int:
+        return self._remote.remove(repo)
+
+    def status(self):
+        return self._remote.status()
+
+
+def _job(data: dict[str, Any]):
+    from ..service import Job
+
+    names = {"id", "path", "repo_id", "state", "phase", "started", "finished", "files_total", "files_done",
+             "chunks_embedded", "chunks_written", "current_file", "error", "hint", "report"}
+    return Job(**{k: v for k, v in data.items() if k in names})
 
 
 # -- JSON back to records ---------------------------------------------------------------------
