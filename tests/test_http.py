@@ -156,6 +156,12 @@ def test_index_job_status_and_resync(site):
     repos = {r["repo"]: r for r in status["index"]["repos"]}
     assert repos["other"]["root"] == str(other) and repos["other"]["files"] == 2
     assert any(j["id"] == job["id"] for j in status["jobs"]) and status["llm"] is True
+    listed = next(j for j in status["jobs"] if j["id"] == job["id"])  # compact: counts, not lists
+    assert "skips" not in listed["report"] and listed["report"]["skipped"] == len(done["report"]["skips"])
+    assert listed["report"]["files_indexed"] == 2
+    # a repo id already naming another folder is refused up front, not in the job
+    assert_error(c.post("/index", json={"path": str(site["repo"]), "repo_id": "other"}), 422, "ConfigError",
+                 "already names", str(other))
     # an indexed repo's root is an allowed root from now on; a re-sync changes nothing
     again = wait_job(c, c.post("/index", json={"path": str(other), "repo_id": "other"}).json()["id"])
     assert again["report"]["files_unchanged"] == 2 and again["report"]["chunks_embedded"] == 0

@@ -79,14 +79,21 @@ class Job:
     def running(self) -> bool:
         return self.state == "running"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, *, compact: bool = False) -> dict[str, Any]:
+        """The job as JSON. ``compact`` drops the report's per-file lists (skips, warnings),
+        keeping their counts: status listings stay small however large the repo."""
+        report = self.report
+        if compact and report is not None:
+            report = {k: v for k, v in report.items() if k not in ("skips", "warnings")}
+            report["skipped"] = len(self.report.get("skips", ()))
+            report["warning_count"] = len(self.report.get("warnings", ()))
         return {
             "id": self.id, "path": self.path, "repo_id": self.repo_id, "state": self.state,
             "phase": self.phase, "started": self.started, "finished": self.finished,
             "files_total": self.files_total, "files_done": self.files_done,
             "chunks_embedded": self.chunks_embedded, "chunks_written": self.chunks_written,
             "current_file": self.current_file, "error": self.error, "hint": self.hint,
-            "report": self.report,
+            "report": report,
         }
 
     def line(self) -> str:
@@ -178,8 +185,8 @@ class Service:
         self.close()
 
     # -- safety ----------------------------------------------------------------------------
-    def allowed_roots(self) -> safety.AllowedRoots:
-        records = self.session().store.repo_records()
+    def allowed_roots(self, records: dict[str, dict] | None = None) -> safety.AllowedRoots:
+        records = self.session().store.repo_records() if records is None else records
         indexed = [rec.get("root", "") for rec in records.values()]
         return safety.AllowedRoots.build(self.settings.allowed_roots, indexed, self.cwd)
 
@@ -189,8 +196,13 @@ class Service:
         from .api import default_repo_id
 
         repo_id = safety.check_repo_id(repo_id)
-        root = safety.check_index_path(path, self.allowed_roots(), cwd=self.cwd)
+        records = self.session().store.repo_records()
+        root = safety.check_index_path(path, self.allowed_roots(records), cwd=self.cwd)
         repo_id = repo_id or default_repo_id(str(root))
+        known = records.get(repo_id, {}).get("root")
+        if known and known != str(root):
+            raise ConfigError(f"repo id {repo_id!r} already names {known}, not {root}",
+                              hint="pass another repo_id to index this folder under another name")
         with self._jobs_lock:
             running = self.running_job()
             if running is not None:

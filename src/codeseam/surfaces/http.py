@@ -102,7 +102,7 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = MA
 
     @app.get("/status")
     def status() -> dict[str, Any]:
-        jobs = [j.to_json() for j in service.jobs()]
+        jobs = [j.to_json(compact=True) for j in service.jobs()]
         return {"index": status_json(service.status()), "jobs": jobs, "llm": service.llm_configured}
 
     @app.post("/ask")

@@ -140,7 +140,8 @@ def build_server(service: "Service | RemoteService", *, open_on_start: bool = Fa
         except CodeseamError as exc:
             return _failure(exc)
         if not wait:
-            return _text(f"started {job.line()}; path {job.path}\ncall get_status to follow it", job.to_json())
+            return _text(f"started {job.line()}; path {job.path}\ncall get_status to follow it",
+                         job.to_json(compact=True))
         while job.running:
             await ctx.report_progress(job.files_done, job.files_total, job.line())
             await anyio.sleep(WAIT_POLL_SECONDS)
@@ -151,14 +152,14 @@ def build_server(service: "Service | RemoteService", *, open_on_start: bool = Fa
         await ctx.report_progress(job.files_done, job.files_total, job.line())
         failed = job.state != "done"
         text = job.line() + (f"\nhint: {job.hint}" if failed and job.hint else "")
-        return _text(text, job.to_json(), error=failed)
+        return _text(text, job.to_json(compact=True), error=failed)
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=True))
     def search_code(query: str, repo: str | None = None, path_glob: str | None = None,
-                    language: str | None = None, k: K = 8) -> CallToolResult:
+                    language: str | None = None, k: K | None = None) -> CallToolResult:
         """Search the indexed code by meaning and by name (hybrid dense + BM25). Filters: repo id,
-        path glob (e.g. 'src/**/*.py'), language (e.g. python, go). Returns path:start-end,
-        the symbol and a snippet for each hit."""
+        path glob (e.g. 'src/**/*.py'), language (e.g. python, go); k results (default 8).
+        Returns path:start-end, the symbol and a snippet for each hit."""
         try:
             result = service.search(query, repo=repo, path_glob=path_glob, language=language, k=k)
         except CodeseamError as exc:
@@ -173,7 +174,8 @@ def build_server(service: "Service | RemoteService", *, open_on_start: bool = Fa
         except CodeseamError as exc:
             return _failure(exc)
         jobs = service.jobs()
-        data = {"index": status_json(st), "jobs": [j.to_json() for j in jobs], "llm": service.llm_configured}
+        data = {"index": status_json(st), "jobs": [j.to_json(compact=True) for j in jobs],
+                "llm": service.llm_configured}
         return _text(format_status(st, jobs, service.llm_configured), data)
 
     @server.tool(annotations=ToolAnnotations(destructive_hint=True))
