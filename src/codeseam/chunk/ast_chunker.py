@@ -25,9 +25,12 @@ from .definitions import (Def, find_definition, is_comment_type, is_def_type, is
 from .pack import Unit
 from .window import line_units
 
+# Runs of one-line statements are coalesced into groups of up to max_bytes / this.
+COALESCE_SHARE = 4
+
 # (first row, last row, byte offset of the first row's start, node)
 Item = tuple[int, int, int, Any]
-# [start byte, end byte, items, spans several lines (after leading trivia)]
+# [start byte, end byte, items, worth a definition check]
 Group = list
 
 
@@ -47,39 +50,50 @@ def _items(children: list[Any]) -> list[Item]:
     return out
 
 
-def _groups(items: list[Item], lo: int, hi: int) -> list[Group]:
+def _groups(items: list[Item], lo: int, hi: int, cap: int = 0) -> list[Group]:
     """Group items so that boundaries fall only at line starts no item spans across.
 
-    A group is ``[start, end, items, multiline]``; comments and attributes directly above
-    the next group (no blank line) join it.
+    A group is ``[start, end, items, check]``; ``check``: worth looking at as a
+    definition (a node other than a comment spans several lines, a node type says
+    function/class/section, or it opens with an attribute or signature line such as
+    Haskell's ``f :: Int -> Int``). Comments and attributes directly above the next group
+    (no blank line) join it. With ``cap``, runs of one-line plain statements are coalesced
+    up to ``cap`` bytes: they would be packed together anyway, and fewer groups cost less.
     """
     groups: list[Group] = []
     cur: Group | None = None
-    first = maxrow = -1
-    trivia = False
+    maxrow = -1
+    trivia = plain = False
     for it in items:
         srow, lrow, ls, node = it
-        if cur is None:
-            cur = [lo, hi, [it], False]
-            first, maxrow = srow, lrow
-            trivia = is_trivia_type(node.type)
-            continue
-        if srow > maxrow and not (trivia and srow == maxrow + 1):
+        ntype = node.type
+        item_trivia = is_trivia_type(ntype)
+        item_def = is_def_type(ntype)
+        if cur is not None and srow > maxrow and not (trivia and srow == maxrow + 1):
+            if plain and srow == lrow and ls - cur[0] <= cap and not item_trivia and not item_def:
+                cur[2].append(it)
+                maxrow = lrow
+                continue
             cur[1] = ls
-            cur[3] = maxrow > first
             groups.append(cur)
-            cur = [ls, hi, [it], False]
-            first, maxrow = srow, lrow
-            trivia = is_trivia_type(node.type)
+            cur = None
+        if cur is None:
+            cur = [ls if groups else lo, hi, [it], item_def or (lrow > srow and not item_trivia)]
+            maxrow = lrow
+            trivia = item_trivia
+            plain = srow == lrow and not item_trivia and not item_def
             continue
+        if trivia and not item_trivia and not is_comment_type(cur[2][0][3].type):
+            cur[3] = True  # an attribute or signature line opens the group
         cur[2].append(it)
         if lrow > maxrow:
             maxrow = lrow
-        if trivia and not is_trivia_type(node.type):
+        if item_def or (lrow > srow and not item_trivia):
+            cur[3] = True
+        if not item_trivia:
             trivia = False
-            first = srow
+        plain = False
     if cur is not None:
-        cur[3] = maxrow > first
         groups.append(cur)
     elif hi > lo:
         groups.append([lo, hi, [], False])
@@ -106,15 +120,6 @@ def _expand(items: list[Item]) -> list[Item] | None:
                 continue
         out.append(it)
     return out if progressed else None
-
-
-def _def_typed(items: list[Item]) -> bool:
-    """A one-line group worth a look: a node type says function/class/section, or the
-    group opens with an attribute/signature line (Haskell ``f :: Int -> Int``)."""
-    first = items[0][3].type
-    if len(items) > 1 and is_trivia_type(first) and not is_comment_type(first):
-        return True
-    return any(is_def_type(it[3].type) for it in items)
 
 
 def _group_def(items: list[Item], data: bytes, data_lang: bool, scope: Def | None,
@@ -148,7 +153,8 @@ def _group_def(items: list[Item], data: bytes, data_lang: bool, scope: Def | Non
 def ast_units(root: Any, data: bytes, sizer: Sizer, data_lang: bool) -> list[Unit]:
     """Units tiling ``data`` for a parsed tree."""
     units: list[Unit] = []
-    stack: list[list] = [[_groups(_items(root.children), 0, len(data)), 0, None]]
+    cap = 0 if data_lang else sizer.max_bytes // COALESCE_SHARE
+    stack: list[list] = [[_groups(_items(root.children), 0, len(data), cap), 0, None]]
     while stack:
         frame = stack[-1]
         groups, idx, scope = frame
@@ -156,11 +162,11 @@ def ast_units(root: Any, data: bytes, sizer: Sizer, data_lang: bool) -> list[Uni
             stack.pop()
             continue
         frame[1] = idx + 1
-        lo, hi, items, multiline = groups[idx]
+        lo, hi, items, check = groups[idx]
         # a one-line group is looked at as a definition only when a node type says so
         # (``def f(): ...``, Haskell ``f x = ...``) or in data files: statements are skipped
         d = _group_def(items, data, data_lang, scope, lo) if items and (
-            multiline or data_lang or _def_typed(items)) else None
+            check or data_lang) else None
         if sizer.fits(lo, hi):
             units.append(Unit(lo, hi, scope, d))
             continue
@@ -169,5 +175,5 @@ def ast_units(root: Any, data: bytes, sizer: Sizer, data_lang: bool) -> list[Uni
         if expanded is None:
             units.extend(line_units(data, lo, hi, sizer, inner))
             continue
-        stack.append([_groups(expanded, lo, hi), 0, inner])
+        stack.append([_groups(expanded, lo, hi, cap), 0, inner])
     return units

@@ -31,7 +31,6 @@ MAX_IMPORTS_CHARS = 200
 MAX_DEFINES = 12
 MAX_WORDS = 24
 MAX_WORDS_CHARS = 300
-MAX_SCAN_BYTES = 8000
 
 _PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^\x00-\x7f]+")
 # bytes -> identifier characters kept, everything else a space (ASCII identifiers only)
@@ -165,7 +164,13 @@ def _name_splits(names: Iterable[str]) -> list[str]:
 
 
 class FileWords:
-    """Identifier splits for the chunks of one file (the file is translated once)."""
+    """Identifier splits for the chunks of one file.
+
+    The file is translated once (identifier bytes kept, the rest spaces); a chunk's
+    splittable identifiers are the set of words of its span intersected with the known
+    splittable ones (C-level set work; words never seen before are classified once and
+    remembered), sorted for a stable order.
+    """
 
     __slots__ = ("ident",)
 
@@ -175,7 +180,13 @@ class FileWords:
     def words(self, a: int, b: int, names: Iterable[str]) -> list[str]:
         """Splits for ``data[a:b]``: its symbol and defined names, then what it uses."""
         out = _name_splits(names) if names else []
-        out.extend(_splits_in(self.ident[a:min(b, a + MAX_SCAN_BYTES)]))
+        words = set(self.ident[a:b].split())
+        unknown = words.difference(_MEMO)  # a dict argument: C walks ``words`` only
+        if unknown:
+            _learn(unknown)
+        used = words & _SPLITTABLE_SET
+        if used:
+            out.extend(map(_SPLITTABLE.__getitem__, sorted(used)))
         return _bounded(out) if len(out) > 1 else out
 
 

