@@ -318,6 +318,17 @@ def test_bearer_token_is_required_on_every_request(site):
     assert res.status_code == 401
 
 
+def test_loopback_server_refuses_foreign_host_names(site):
+    """DNS rebinding: a page at evil.example resolving to 127.0.0.1 sends Host: evil.example."""
+    url = site["url"]
+    for host in ("evil.example", "evil.example:8765", "192.168.1.5", "[2001:db8::1]:80", ""):
+        res = httpx.get(url + "/search", params={"q": "retry"}, headers={"Host": host})
+        assert_error(res, 421, "ConfigError", "loopback host names")
+    port = url.rsplit(":", 1)[1]
+    for host in (f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}", "LOCALHOST"):
+        assert httpx.get(url + "/health", headers={"Host": host}).status_code == 200, host
+
+
 def test_openapi_document_and_docs(site):
     c = site["client"]
     doc = c.get("/openapi.json").json()

@@ -40,7 +40,7 @@ def serve_cmd(host: str, port: int, allow_remote: bool, token: str | None) -> No
     While it runs, `codeseam search/status/ask/index/remove/inspect` in another
     shell go through it (it records its URL next to the index).
     """
-    from ..safety import check_bind
+    from ..safety import check_bind, is_loopback
     from ..service import Service
     from .http import create_app, serve
     from .remote import live_server, mcp_busy_error, remove_server_file, write_server_file
@@ -64,7 +64,8 @@ def serve_cmd(host: str, port: int, allow_remote: bool, token: str | None) -> No
         write_server_file(settings, "http", url=url, token_required=bool(settings.server_token))
         click.echo(f"codeseam: serving {settings.resolved_milvus_uri} at {url} (docs {url}/docs"
                    f"{'; bearer token required' if settings.server_token else ''}); Ctrl-C stops", err=True)
-        serve(create_app(service, token=settings.server_token or None), sock)
+        app = create_app(service, token=settings.server_token or None, loopback_only=is_loopback(host))
+        serve(app, sock)
     finally:
         remove_server_file(settings)
         service.close()

@@ -14,8 +14,10 @@ Endpoints (OpenAPI at ``/openapi.json``, interactive docs at ``/docs``)::
 Errors are JSON ``{"error", "hint", "type"}``, never a traceback: NotIndexedError 404,
 UnsafePathError 403, IndexBusyError and IndexMismatchError 409, ConfigError and invalid
 parameters 422, a body over ``MAX_BODY_BYTES`` 413, LLMUnavailableError 503, LLMResponseError
-502, a missing or wrong bearer token 401. With a token, every request (docs included) needs
-``Authorization: Bearer <token>``.
+502, a missing or wrong bearer token 401, a non-loopback ``Host`` on a loopback server 421
+(DNS rebinding). With a token, every request (docs included) needs ``Authorization: Bearer
+<token>``. The /docs page loads Swagger UI from a CDN in the browser (FastAPI's default);
+/openapi.json is served from here.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
 from .. import __version__, errors
-from ..safety import MAX_BODY_BYTES, MAX_K, MAX_QUERY_CHARS
+from ..safety import MAX_BODY_BYTES, MAX_K, MAX_QUERY_CHARS, is_loopback
 from ..service import Service, UnknownJobError, answer_json
 
 log = logging.getLogger(__name__)
@@ -69,8 +71,12 @@ class AskRequest(BaseModel):
     k: int | None = Field(None, ge=1, le=MAX_K)
 
 
-def create_app(service: Service, *, token: str | None = None, max_body: int = MAX_BODY_BYTES) -> FastAPI:
-    """The app over ``service``. The caller owns the service (opens and closes it)."""
+def create_app(service: Service, *, token: str | None = None, max_body: int = MAX_BODY_BYTES,
+               loopback_only: bool = True) -> FastAPI:
+    """The app over ``service``. The caller owns the service (opens and closes it).
+
+    ``loopback_only`` (a server bound to loopback) refuses requests whose ``Host`` is not a
+    loopback name, so a web page cannot reach the server through DNS rebinding."""
     from .cli_index import search_json, status_json
 
     app = FastAPI(title="codeseam", version=__version__,
@@ -78,6 +84,8 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = MA
     app.add_middleware(BodyLimit, max_bytes=max_body)
     if token:
         app.add_middleware(BearerAuth, token=token)
+    if loopback_only:
+        app.add_middleware(LoopbackHost)
     _handlers(app)
 
     @app.get("/health")
@@ -177,6 +185,26 @@ class BearerAuth:
             await _send_json(send, 401, error_body("missing or wrong bearer token",
                                                    "send `Authorization: Bearer <RAG_SERVER_TOKEN>`", "AuthError"),
                              [(b"www-authenticate", b"Bearer")])
+            return
+        await self.app(scope, receive, send)
+
+
+class LoopbackHost:
+    """Only ``Host: localhost | 127.x.x.x | [::1]`` (any port): DNS rebinding protection."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        host = dict(scope.get("headers") or ()).get(b"host", b"").decode("latin-1").strip().lower()
+        name = host[1:host.find("]")] if host.startswith("[") else host.rsplit(":", 1)[0]
+        if not is_loopback(name):
+            await _send_json(send, 421, error_body(
+                f"this server answers only to loopback host names, not {host[:100]!r}",
+                "use http://127.0.0.1:<port>; to serve other machines start it with --allow-remote and a token",
+                "ConfigError"))
             return
         await self.app(scope, receive, send)
 
