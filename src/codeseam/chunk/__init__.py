@@ -70,7 +70,7 @@ def _ast_chunks(path: str, language: str, text: str, budget: Budget) -> list[Chu
     from .assemble import FileInfo, build_chunks
     from .ast_chunker import ast_units
     from .budget import Sizer
-    from .definitions import DATA_LANGUAGES, is_import_type
+    from .vocab import DATA_LANGUAGES, is_import_type
     from .header import import_summary
     from .pack import pack
     from .parse import ParseFailed, error_share, parse

@@ -75,9 +75,9 @@ def _resolve(seg: Segment, total: int, info: FileInfo) -> tuple[str, str, str, l
 def build_chunks(info: FileInfo, data: bytes, segs: list[Segment], budget: Budget) -> list[Chunk]:
     """Chunk records for packed segments (segments may overlap for the baseline)."""
     chunks: list[Chunk] = []
-    words = FileWords(data)
+    words = FileWords(data, [(seg[0].start, seg[-1].end) for seg in segs])
     row, row_pos = 0, 0
-    for seg in segs:
+    for index, seg in enumerate(segs):
         a, b = seg[0].start, seg[-1].end
         raw = data[a:b]
         row += data.count(b"\n", row_pos, a)
@@ -98,7 +98,7 @@ def build_chunks(info: FileInfo, data: bytes, segs: list[Segment], budget: Budge
         parts = HeaderParts(
             path=info.path, language=info.language, kind=kind, symbol=symbol, parent=parent,
             imports=info.imports, defines=define_paths[:MAX_DEFINES],
-            words=words.words(a, b, names), sig=ctx.sig if ctx is not None else "",
+            words=words.words(index, names), sig=ctx.sig if ctx is not None else "",
         )
         chunks.append(Chunk(
             path=info.path, language=info.language, symbol=symbol, parent=parent, kind=kind,

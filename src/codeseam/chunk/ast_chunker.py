@@ -20,8 +20,8 @@ from __future__ import annotations
 from typing import Any
 
 from .budget import Sizer
-from .definitions import (Def, find_definition, is_comment_type, is_def_type, is_trivia_type,
-                          make_def, sibling_definition)
+from .definitions import Def, find_definition, make_def, sibling_definition
+from .vocab import is_comment_type, is_def_type, is_trivia_type
 from .pack import Unit
 from .window import line_units
 

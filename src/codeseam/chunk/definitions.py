@@ -23,94 +23,17 @@ receiver type (``Server.Get``), ``obj.prop = function`` gives ``obj.prop``.
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 from typing import Any
 
-FUNC_WORDS = frozenset({"function", "method", "fn", "func", "constructor", "destructor",
-                        "procedure", "subroutine", "lambda", "macro", "getter", "setter"})
-CLASS_WORDS = frozenset({"class", "struct", "interface", "trait", "impl", "module", "mod",
-                         "namespace", "enum", "object", "protocol", "extension", "record",
-                         "union", "instance", "container", "data"})
-# Values whose type says class make a class (``T struct {...}``); an ``object`` literal does not.
-VALUE_CLASS_WORDS = CLASS_WORDS - {"object"}
-SECTION_WORDS = frozenset({"section"})
-# Words that say "not a definition": calls, expressions, names, lists, bodies.
-VETO_WORDS = frozenset({"if", "for", "while", "try", "with", "switch", "match", "case",
-                        "return", "else", "elif", "loop", "catch", "foreach", "unless",
-                        "until", "raise", "throw", "yield", "await", "assert", "delete",
-                        "call", "invocation", "expression", "path", "name", "identifier",
-                        "reference", "argument", "arguments", "parameter", "parameters",
-                        "literal", "pattern", "clause", "list", "body", "block", "heritage",
-                        "id", "import", "open", "use", "include"})
-VALUE_VETO_WORDS = frozenset({"if", "for", "while", "try", "with", "switch", "match", "case",
-                        "return", "else", "elif", "loop", "catch", "foreach", "unless",
-                        "until", "raise", "throw", "yield", "await", "assert", "delete",
-                        "call", "invocation", "type", "signature", "declaration"})
-# Wrapper descent stops at calls, bodies, lists, names (all vetoed words but "expression").
-STOP_WORDS = VETO_WORDS - {"expression"}
-TRIVIA_WORDS = frozenset({"comment", "attribute", "annotation", "decorator", "pragma",
-                          "haddock", "signature"})
-BODY_WORDS = frozenset({"body", "block"})
-IMPORT_WORDS = frozenset({"import", "imports", "include", "use", "using", "require", "open",
-                          "extern"})
-HEADING_WORDS = frozenset({"heading", "title"})
-IDENT_SUFFIXES = ("identifier", "name", "constant", "word", "key", "variable", "alias",
-                  "IDENTIFIER")
-
-# Data languages: entries are named by their key and are sections.
-DATA_LANGUAGES = frozenset({"json", "yaml", "toml"})
+from .vocab import (BODY_WORDS, CLASS_WORDS, FUNC_WORDS, HEADING_WORDS, SECTION_WORDS, STOP_WORDS,
+                    VALUE_CLASS_WORDS, VALUE_VETO_WORDS, VETO_WORDS, is_body_type, is_ident_type,
+                    is_trivia_type, type_words)
 
 SIG_MAX_BYTES = 300
 SIG_MAX_LINES = 4
 NAME_MAX = 80
-
-_CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
-
-
-@functools.lru_cache(maxsize=4096)
-def type_words(node_type: str) -> frozenset[str]:
-    """Words of a node type: ``function_definition`` -> {function, definition},
-    ``FnProto`` -> {fn, proto}."""
-    words = set()
-    for part in node_type.split("_"):
-        if part.islower() or part.isupper():
-            words.add(part.lower())
-        else:
-            words.update(w.lower() for w in _CAMEL.findall(part))
-    return frozenset(words)
-
-
-@functools.lru_cache(maxsize=4096)
-def is_trivia_type(node_type: str) -> bool:
-    return bool(type_words(node_type) & TRIVIA_WORDS)
-
-
-@functools.lru_cache(maxsize=4096)
-def is_def_type(node_type: str) -> bool:
-    """Does the type name say function, class or section?"""
-    return bool(type_words(node_type) & (FUNC_WORDS | CLASS_WORDS | SECTION_WORDS))
-
-
-@functools.lru_cache(maxsize=4096)
-def is_comment_type(node_type: str) -> bool:
-    return bool(type_words(node_type) & {"comment", "haddock"})
-
-
-@functools.lru_cache(maxsize=4096)
-def is_import_type(node_type: str) -> bool:
-    return bool(type_words(node_type) & IMPORT_WORDS)
-
-
-@functools.lru_cache(maxsize=4096)
-def _is_body_type(node_type: str) -> bool:
-    return bool(type_words(node_type) & BODY_WORDS)
-
-
-@functools.lru_cache(maxsize=4096)
-def _is_ident_type(node_type: str) -> bool:
-    return node_type.endswith(IDENT_SUFFIXES)
 
 
 @dataclass(slots=True, eq=False)
@@ -199,7 +122,7 @@ def _name_node(node: Any, words: frozenset[str], data_lang: bool,
         if k is not None:
             return k
         child = node.named_child(0) if node.named_child_count else None
-        if child is not None and (_is_ident_type(child.type) or child.type.endswith("key")):
+        if child is not None and (is_ident_type(child.type) or child.type.endswith("key")):
             return child
         return None
     if words & (FUNC_WORDS | CLASS_WORDS) and (
@@ -220,7 +143,7 @@ def _has_body(node: Any) -> bool:
         return True
     for i in range(min(node.child_count, 8)):
         child = node.child(i)
-        if child is not None and child.is_named and _is_body_type(child.type):
+        if child is not None and child.is_named and is_body_type(child.type):
             return True
     return False
 
@@ -259,7 +182,7 @@ def _first_ident(node: Any) -> Any | None:
         child = node.named_child(i)
         if child is None or child.start_point.row != row:
             return None
-        if child.child_count == 0 and _is_ident_type(child.type):
+        if child.child_count == 0 and is_ident_type(child.type):
             return child
     return None
 
@@ -267,7 +190,7 @@ def _first_ident(node: Any) -> Any | None:
 def _call_def(node: Any, data: bytes) -> tuple[str, str] | None:
     """A call with a do-block (Elixir ``def f(x) do``): name from its first argument."""
     target = node.child_by_field_name("target")
-    if target is None or not any(_is_body_type(c.type) for c in node.named_children):
+    if target is None or not any(is_body_type(c.type) for c in node.named_children):
         return None
     args = None
     for child in node.named_children:
@@ -380,7 +303,7 @@ def sibling_definition(nodes: list[Any], data: bytes) -> tuple[str, str] | None:
     """A named signature directly followed by a body (Dart ``f() {}``, Zig ``fn f() {}``)."""
     for i in range(len(nodes) - 1):
         a = nodes[i]
-        if a.child_count == 0 or not _is_body_type(nodes[i + 1].type):
+        if a.child_count == 0 or not is_body_type(nodes[i + 1].type):
             continue
         words = type_words(a.type)
         if words & VETO_WORDS:

@@ -166,27 +166,33 @@ def _name_splits(names: Iterable[str]) -> list[str]:
 class FileWords:
     """Identifier splits for the chunks of one file.
 
-    The file is translated once (identifier bytes kept, the rest spaces); a chunk's
-    splittable identifiers are the set of words of its span intersected with the known
-    splittable ones (C-level set work; words never seen before are classified once and
-    remembered), sorted for a stable order.
+    The file is translated once (identifier bytes kept, the rest spaces) and split once
+    per chunk span; the file's splittable identifiers are found once (``hits``: words
+    never seen before are classified and remembered). A chunk's are ``hits`` intersected
+    with its words: C-level set work against a small per-file set, sorted for a stable
+    order.
     """
 
-    __slots__ = ("ident",)
+    __slots__ = ("spans", "hits")
 
-    def __init__(self, data: bytes) -> None:
-        self.ident = data.translate(_IDENT_TABLE)
-
-    def words(self, a: int, b: int, names: Iterable[str]) -> list[str]:
-        """Splits for ``data[a:b]``: its symbol and defined names, then what it uses."""
-        out = _name_splits(names) if names else []
-        words = set(self.ident[a:b].split())
+    def __init__(self, data: bytes, spans: list[tuple[int, int]]) -> None:
+        ident = data.translate(_IDENT_TABLE)
+        self.spans = [ident[a:b].split() for a, b in spans]
+        words: set[bytes] = set()
+        for span in self.spans:
+            words.update(span)
         unknown = words.difference(_MEMO)  # a dict argument: C walks ``words`` only
         if unknown:
             _learn(unknown)
-        used = words & _SPLITTABLE_SET
-        if used:
-            out.extend(map(_SPLITTABLE.__getitem__, sorted(used)))
+        self.hits = words & _SPLITTABLE_SET
+
+    def words(self, index: int, names: Iterable[str]) -> list[str]:
+        """Splits for chunk ``index``: its symbol and defined names, then what it uses."""
+        out = _name_splits(names) if names else []
+        if self.hits:
+            used = self.hits.intersection(self.spans[index])
+            if used:
+                out.extend(map(_SPLITTABLE.__getitem__, sorted(used)))
         return _bounded(out) if len(out) > 1 else out
 
 
