@@ -1,0 +1,71 @@
+"""Weak-evidence threshold from score distributions (pure).
+
+A query is flagged *weak* when its best dense similarity is below the threshold ``t``.
+For a set of positive and negative queries' best similarities:
+
+- abstain(t)    = share of negatives with ``s < t`` (want high);
+- false_weak(t) = share of positives with ``s < t`` (want low);
+- balanced accuracy(t) = (abstain(t) + 1 - false_weak(t)) / 2.
+
+``calibrate`` picks the ``t`` that maximises balanced accuracy: the outcome only changes
+where ``t`` crosses an observed score, so the candidates are the gaps between consecutive
+distinct scores; among equally good gaps the widest wins, and ``t`` is its midpoint (the
+value farthest from every observed score, so small shifts on other code change little).
+When no threshold does better than chance (balanced accuracy 0.5), the threshold is the
+lowest score: nothing is flagged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+
+@dataclass(frozen=True)
+class Calibration:
+    threshold: float
+    abstain: float
+    false_weak: float
+    balanced_accuracy: float
+    gap: tuple[float, float]  # the scores either side of the threshold
+    n_pos: int
+    n_neg: int
+
+
+def rates(pos: Sequence[float], neg: Sequence[float], t: float) -> tuple[float, float]:
+    """(abstain on negatives, false-weak on positives) at threshold ``t``."""
+    abstain = sum(1 for s in neg if s < t) / len(neg) if neg else 0.0
+    false_weak = sum(1 for s in pos if s < t) / len(pos) if pos else 0.0
+    return abstain, false_weak
+
+
+def calibrate(pos: Sequence[float], neg: Sequence[float]) -> Calibration:
+    """The balanced-accuracy-maximising threshold (see the module doc)."""
+    if not pos or not neg:
+        raise ValueError("calibration needs positive and negative scores")
+    values = sorted(set(pos) | set(neg))
+    best: tuple[float, float, float, float] | None = None  # (ba, width, lo, hi)
+    for lo, hi in zip(values, values[1:]):
+        t = (lo + hi) / 2
+        a, f = rates(pos, neg, t)
+        key = ((a + 1 - f) / 2, hi - lo, lo, hi)
+        if best is None or key[:2] > best[:2]:
+            best = key
+    if best is None or best[0] <= 0.5:  # nothing beats flagging nothing: never flag
+        v = values[0]
+        best = (0.5, 0.0, v, v)
+    ba, _, lo, hi = best
+    t = (lo + hi) / 2
+    a, f = rates(pos, neg, t)
+    return Calibration(threshold=t, abstain=a, false_weak=f, balanced_accuracy=ba, gap=(lo, hi),
+                       n_pos=len(pos), n_neg=len(neg))
+
+
+def sensitivity(pos: Sequence[float], neg: Sequence[float], thresholds: Sequence[float]) -> list[dict]:
+    """Rates at each threshold (how much the choice matters)."""
+    out = []
+    for t in thresholds:
+        a, f = rates(pos, neg, t)
+        out.append({"threshold": round(t, 4), "abstain": a, "false_weak": f,
+                    "balanced_accuracy": (a + 1 - f) / 2})
+    return out

@@ -1,0 +1,157 @@
+"""Variants: which index and which retrieval each column of the report measures.
+
+A variant name is ``<mode>-<chunker>[-enriched][+option...]``:
+
+- mode: ``dense``, ``bm25`` or ``hybrid`` (dense + BM25, fused);
+- chunker: ``ast`` (syntax-aware) or ``window`` (line windows, the baseline);
+- ``-enriched``: the index is built with LLM descriptions (``settings.enrich``);
+- options (retrieval settings on top of the configured ones):
+  ``+rrf<K>`` (RRF with k=K), ``+w<W>`` (weighted score fusion, dense weight W in 0..1),
+  ``+rw<W>`` (RRF with dense weight W: the lists weigh ``2W`` and ``2(1-W)``),
+  ``+depth<N>`` (N candidates per signal), ``+frag`` (no merging of the pieces of one
+  split definition into one hit), ``+rawq`` (no identifier splits added to the BM25
+  query), ``+sym`` / ``+nosym`` (named definitions first, or not), ``+noise`` /
+  ``+nonoise`` (question words dropped from the BM25 query, or not).
+
+``bm25-window`` is special: it is the simple alternative people reach for, *plain BM25
+over 2000-byte line windows*: windows of at most 2000 bytes (``chunk_max_bytes``, bytes
+only, no token budget), ``indexed_text`` = the window's text (no header, no identifier
+splits), the query sent to BM25 as typed. It needs no dense vector, so its index is built
+with the fake embedder and it has no weak-evidence flag. Every other window variant uses
+the product's window chunker (header in ``indexed_text``, sized to the embedder's token
+limit so nothing embedded is truncated).
+
+Each index a variant needs is one collection per (chunker, embedder, enrichment): an
+:class:`IndexSpec`. Variants that share a spec share its index.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from ..errors import ConfigError
+
+MODES = ("dense", "bm25", "hybrid")
+CHUNKERS = ("ast", "window")
+ENRICHMENTS = ("plain", "enriched")
+BASELINE = "bm25-window"
+DEFAULT_VARIANTS = ("bm25-window", "dense-window", "hybrid-window", "bm25-ast", "dense-ast", "hybrid-ast")
+
+_NAME = re.compile(r"^(dense|bm25|hybrid)-(ast|window)(-enriched)?((?:\+[a-z0-9.]+)*)$")
+_OPTION = re.compile(r"^(rrf(\d+)|w(\d*\.?\d+)|rw(\d*\.?\d+)|depth(\d+)|frag|rawq|sym|nosym|noise|nonoise)$")
+_FLAGS = {"frag": ("merge", False), "rawq": ("split_query", False), "sym": ("symbols_first", True),
+          "nosym": ("symbols_first", False), "noise": ("strip_noise", True), "nonoise": ("strip_noise", False)}
+
+
+@dataclass(frozen=True)
+class IndexSpec:
+    """One index: chunker, enrichment, and whether it is the plain BM25 baseline."""
+
+    chunker: str
+    enrich: bool = False
+    plain: bool = False
+
+    @property
+    def key(self) -> str:
+        if self.plain:
+            return "bm25-baseline"
+        return self.chunker + ("-enriched" if self.enrich else "")
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    mode: str
+    spec: IndexSpec
+    settings: tuple[tuple[str, Any], ...] = ()  # Settings overrides (fusion, rrf_k, dense_weight)
+    options: tuple[tuple[str, Any], ...] = field(default=())  # search.RetrieveOptions fields
+
+    @property
+    def calibrated(self) -> bool:
+        """Has a real dense signal, so its weak flag means something."""
+        return not self.spec.plain
+
+
+def parse_variant(name: str) -> Variant:
+    m = _NAME.match(name.strip())
+    if not m:
+        raise ConfigError(f"unknown variant {name!r}",
+                          hint="use <mode>-<chunker>[-enriched][+option...], e.g. hybrid-ast, "
+                               "bm25-window, dense-ast-enriched, hybrid-ast+rrf20, hybrid-ast+w0.7")
+    mode, chunker, enriched, opts = m.group(1), m.group(2), bool(m.group(3)), m.group(4)
+    plain = mode == "bm25" and chunker == "window" and not enriched
+    settings: dict[str, Any] = {}
+    options: dict[str, Any] = {}
+    for opt in filter(None, opts.split("+")):
+        o = _OPTION.match(opt)
+        if not o:
+            raise ConfigError(f"unknown option +{opt} in variant {name!r}",
+                              hint="options: +rrf<K>, +w<W>, +rw<W>, +depth<N>, +frag, +rawq, +sym, "
+                                   "+nosym, +noise, +nonoise")
+        if o.group(2):
+            settings.update(fusion="rrf", rrf_k=int(o.group(2)))
+        elif o.group(3):
+            w = float(o.group(3))
+            if not 0.0 <= w <= 1.0:
+                raise ConfigError(f"dense weight in {name!r} must be within 0..1")
+            settings.update(fusion="weighted", dense_weight=w)
+        elif o.group(4):
+            w = float(o.group(4))
+            if not 0.0 <= w <= 1.0:
+                raise ConfigError(f"dense weight in {name!r} must be within 0..1")
+            settings.update(fusion="rrf", dense_weight=w)
+        elif o.group(5):
+            options["depth"] = int(o.group(5))
+        else:
+            key, value = _FLAGS[opt]
+            options[key] = value
+    if plain:
+        options.setdefault("split_query", False)
+    spec = IndexSpec(chunker=chunker, enrich=enriched, plain=plain)
+    return Variant(name.strip(), mode, spec, tuple(sorted(settings.items())), tuple(sorted(options.items())))
+
+
+def parse_variants(spec: str | Sequence[str] | None) -> list[Variant]:
+    """Variants from a comma list of names and/or axis values.
+
+    Axis values (``dense``, ``bm25``, ``hybrid``; ``ast``, ``window``; ``plain``,
+    ``enriched``) combine as a cross product, with ``hybrid``, ``ast`` and ``plain`` for an
+    axis not given: ``plain,enriched`` is ``hybrid-ast, hybrid-ast-enriched``. ``default``
+    is the standard comparison. Order is kept; duplicates are dropped.
+    """
+    tokens = [t.strip() for t in (spec.split(",") if isinstance(spec, str) else (spec or [])) if t.strip()]
+    if not tokens:
+        tokens = ["default"]
+    names: list[str] = []
+    axes: dict[str, list[str]] = {"mode": [], "chunker": [], "enrich": []}
+    for t in tokens:
+        if t == "default":
+            names.extend(DEFAULT_VARIANTS)
+        elif t in MODES:
+            axes["mode"].append(t)
+        elif t in CHUNKERS:
+            axes["chunker"].append(t)
+        elif t in ENRICHMENTS:
+            axes["enrich"].append(t)
+        else:
+            names.append(t)
+    if any(axes.values()):
+        for mode in axes["mode"] or ["hybrid"]:
+            for chunker in axes["chunker"] or ["ast"]:
+                for enrich in axes["enrich"] or ["plain"]:
+                    names.append(f"{mode}-{chunker}" + ("-enriched" if enrich == "enriched" else ""))
+    out: list[Variant] = []
+    seen: set[str] = set()
+    for n in names:
+        v = parse_variant(n)
+        if v.name not in seen:
+            seen.add(v.name)
+            out.append(v)
+    return out
+
+
+def specs_of(variants: Sequence[Variant]) -> list[IndexSpec]:
+    """The distinct indexes the variants need, in first-use order."""
+    return list(dict.fromkeys(v.spec for v in variants))

@@ -1,0 +1,99 @@
+"""`codeseam eval GOLDEN.jsonl --root CORPUS_DIR [--k 1,5,10] [--variants ...] [--out DIR]`."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from .cli import emit_json, settings_from
+
+
+def _ks(value: str) -> tuple[int, ...]:
+    try:
+        ks = tuple(sorted({int(x) for x in value.split(",") if x.strip()}))
+    except ValueError:
+        raise click.BadParameter(f"expected a comma list of integers, not {value!r}") from None
+    if not ks or any(k < 1 or k > 20 for k in ks):
+        raise click.BadParameter("each k must be within 1..20")
+    return ks
+
+
+class _Progress:
+    """Indexing progress (rich, TTY only) plus one line per index and variant on stderr."""
+
+    def __init__(self, enabled: bool) -> None:
+        from .render import IndexProgress
+
+        self.enabled = enabled
+        self.index = IndexProgress(enabled=enabled)
+
+    def __call__(self, event: str, **f: Any) -> None:
+        if event == "index":
+            click.echo(f"index {f['spec']} ...", err=True)
+        elif event == "skipped":
+            click.echo(f"warning: {f['reason']}", err=True)
+        elif event == "query":
+            if f["done"] == f["total"]:
+                click.echo(f"  {f['variant']}: {f['total']} queries", err=True)
+        elif self.enabled:
+            self.index(event, **f)
+
+
+@click.command("eval")
+@click.argument("golden", type=click.Path(exists=True, dir_okay=False, path_type=str))
+@click.option("--root", required=True, type=click.Path(exists=True, file_okay=False, path_type=str),
+              help="Folder the golden set's paths are relative to.")
+@click.option("--k", "ks", default="1,5,10", show_default=True, help="Cut-offs reported in the tables (1..20).")
+@click.option("--variants", default="default", show_default=True,
+              help="Comma list: names like hybrid-ast, bm25-window, dense-ast-enriched, hybrid-ast+rrf20, "
+                   "or axis values (dense,bm25,hybrid / ast,window / plain,enriched) combined.")
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=str),
+              help="Folder for eval.json, eval.md and the PNG plots (default: <cache>/report).")
+@click.option("--corpus", type=click.Choice(["gold", "all"]), default="gold", show_default=True,
+              help="gold: index exactly the files the golden set names; all: every file under --root.")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=str),
+              help="Where the eval keeps its corpus copy and index (default: the user cache dir).")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def eval_cmd(golden: str, root: str, ks: str, variants: str, out: str | None, corpus: str,
+             cache_dir: str | None, as_json: bool) -> None:
+    """Measure retrieval on GOLDEN.jsonl: variants side by side, per kind and overall.
+
+    \b
+    Indexes the corpus into the eval's own index (never yours), reused across runs
+    when nothing changed; runs every query per variant (top 20) and reports
+    Recall@k, whole@k, file-Recall@k, MRR, and for negatives the abstain rate
+    (false-weak rate on the others). Writes eval.json (every per-query rank),
+    eval.md and PNG plots.
+    """
+    from pathlib import Path
+
+    from ..eval.report import calibration, overall_table, write_report
+    from ..eval.runner import run_eval
+
+    k_values = _ks(ks)
+    settings = settings_from()
+    progress = _Progress(enabled=sys.stderr.isatty() and not as_json)
+    with progress.index:
+        res = run_eval(golden, root, variants=variants, ks=k_values, settings=settings, cache_dir=cache_dir,
+                       corpus=corpus, progress=progress)
+    cal = calibration(res, "hybrid-ast") or calibration(res)
+    sections = [cal[1]] if cal else []
+    out_dir = Path(out) if out else Path(res.cache_dir) / "report"
+    paths = write_report(res, out_dir, settings=settings, sections=sections,
+                         extra_json={"calibration": cal[0]} if cal else None)
+    if as_json:
+        from ..eval.report import result_json
+
+        data = result_json(res, settings=settings, extra={"calibration": cal[0]} if cal else None)
+        for v in data["variants"].values():
+            v.pop("queries", None)
+        data["files"] = [str(p) for p in paths]
+        emit_json(data)
+        return
+    click.echo(overall_table(res))
+    for r in res.results:
+        if r.skipped:
+            click.echo(f"skipped {r.name}: {r.skipped}", err=True)
+    click.echo("wrote " + ", ".join(str(p) for p in paths), err=True)
