@@ -97,6 +97,59 @@ def bm25_query(query: str) -> str:
     return f"{query} {' '.join(extra)}" if extra else query
 
 
+# Words that say how a question is asked, not what it is about ("where is X defined",
+# "X source code", "how does X work"): English function words plus code-search boilerplate.
+NOISE_WORDS = frozenset("""
+a an the this that these those is are was were be been of in on at to for from with by into as and or
+how does do did what where when why who whose there here it its i me my we you your please
+implemented implement implementation implementations defined define definition declared declaration
+source code function functions method methods class classes module modules work works working
+show find look locate see
+""".split())
+SHORT_QUERY_WORDS = 3  # a query with at most this many content words is a lookup
+_QUERY_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_CAMEL = re.compile(r"[a-z][A-Z]")
+
+
+def content_words(query: str) -> list[str]:
+    """The query's names and words minus ``NOISE_WORDS`` (dotted names kept whole)."""
+    return [t for t in _QUERY_NAME.findall(query) if t.lower() not in NOISE_WORDS and re.search("[A-Za-z]", t)]
+
+
+def identifier_shaped(token: str) -> bool:
+    """Written like code, not like a word: ``parse_json``, ``getUserById``, ``a.b``,
+    ``b85decode``."""
+    return ("_" in token or "." in token or bool(_CAMEL.search(token))
+            or (any(c.isdigit() for c in token) and any(c.isalpha() for c in token)))
+
+
+def query_names(query: str) -> list[tuple[str, ...]]:
+    """Definition names the query asks for, as lower-cased dotted parts: every identifier-
+    shaped token, and in a short query (a lookup such as "where is ndiff defined",
+    "heapq nsmallest implementation") every content word."""
+    words = content_words(query)
+    short = len(words) <= SHORT_QUERY_WORDS
+    return list(dict.fromkeys(tuple(p.lower() for p in w.split("."))
+                              for w in words if short or identifier_shaped(w)))
+
+
+def names_definition(path: str, symbol: str, names: Sequence[tuple[str, ...]]) -> bool:
+    """Does one of ``names`` name the definition ``symbol`` of ``path``? A name matches
+    the end of the module-qualified symbol (``urllib/parse.py`` + ``urljoin`` is matched by
+    ``urljoin``, ``parse.urljoin`` and ``urllib.parse.urljoin``)."""
+    if not symbol or symbol.startswith("<") or not names:
+        return False
+    module = path.rsplit(".", 1)[0].replace("/", ".").split(".") if path else []
+    full = tuple(p.lower() for p in [*module, *symbol.split(".")])
+    return any(0 < len(n) <= len(full) and full[-len(n):] == n for n in names)
+
+
+def strip_noise(query: str) -> str:
+    """The query without ``NOISE_WORDS`` (unchanged when nothing else is left)."""
+    words = content_words(query)
+    return " ".join(words) if words else query
+
+
 def is_weak(best_similarity: float | None, threshold: float) -> bool:
     return best_similarity is None or best_similarity < threshold
 
@@ -115,8 +168,29 @@ def weak_threshold(settings, embedder_id: str) -> float:
     return WEAK_THRESHOLDS.get(embedder_id, DEFAULT_WEAK_THRESHOLD)
 
 
+@dataclass(frozen=True)
+class RetrieveOptions:
+    """How ``retrieve`` ranks, beyond the settings (the eval measures each choice).
+
+    ``depth``: candidates fetched per signal (None: ``max(4 * k, 40)``). ``split_query``:
+    add identifier splits to the BM25 query. ``merge``: merge adjacent pieces of one split
+    definition that are both among the candidates into one hit (see ``merge_pieces``).
+    ``symbols_first``: candidates whose definition the query names (``query_names``) go
+    first, in fused order. ``strip_noise``: drop ``NOISE_WORDS`` from the BM25 query.
+    """
+
+    depth: int | None = None
+    split_query: bool = True
+    merge: bool = True
+    symbols_first: bool = True
+    strip_noise: bool = False
+
+
+DEFAULT_OPTIONS = RetrieveOptions()
+
+
 def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: str = "hybrid",
-             lock=None):
+             lock=None, options: RetrieveOptions = DEFAULT_OPTIONS):
     """Dense and/or BM25 retrieval from the one collection, fused, de-duplicated, top k."""
     import contextlib
 
@@ -124,16 +198,23 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
 
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}")
-    depth = max(4 * k, 40)
+    depth = options.depth or max(4 * k, 40)
     qvec = embedder.embed_query(query)
+    text = strip_noise(query) if options.strip_noise else query
+    text = bm25_query(text) if options.split_query else text
     with lock or contextlib.nullcontext():
         dense = store.dense_search(qvec, depth, filters)
-        sparse = store.bm25_search(bm25_query(query), depth, filters) if mode != "dense" else []
+        sparse = store.bm25_search(text, depth, filters) if mode != "dense" else []
     best = max((c.score for c in dense), default=None)
-    ranked = _rank(dense, sparse, mode, settings)
+    ranked = [(_piece(c), s) for c, s in _rank(dense, sparse, mode, settings)]
+    if options.symbols_first:
+        names = query_names(query)
+        ranked = sorted(ranked, key=lambda ps: not names_definition(ps[0].path, ps[0].symbol, names))
+    if options.merge:
+        ranked = merge_pieces(ranked)
     kept = dedupe(ranked, lambda pair: Span(pair[0].path, pair[0].start_line, pair[0].end_line))[:k]
     hits = tuple(
-        Hit(c.repo_id, c.path, c.symbol, c.kind, c.language, c.start_line, c.end_line, float(s), c.text)
+        Hit(c.repo, c.path, c.symbol, c.kind, c.language, c.start_line, c.end_line, float(s), c.text)
         for c, s in kept
     )
     threshold = weak_threshold(settings, embedder.id)
@@ -150,5 +231,92 @@ def _rank(dense, sparse, mode: str, settings):
         w = settings.dense_weight
         fused = weighted([[(c.id, c.score) for c in dense], [(c.id, c.score) for c in sparse]], [w, 1 - w])
     else:
-        fused = rrf([[c.id for c in dense], [c.id for c in sparse]], k=settings.rrf_k)
+        w = settings.dense_weight
+        fused = rrf([[c.id for c in dense], [c.id for c in sparse]], k=settings.rrf_k,
+                    weights=[2 * w, 2 * (1 - w)])
     return [(by_id[i], s) for i, s in fused]
+
+
+# -- pieces of split definitions -----------------------------------------------------------
+
+SPLIT_KINDS = frozenset({"function", "method"})
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A candidate chunk (or a run of adjacent ones merged): what becomes a ``Hit``."""
+
+    repo: str
+    path: str
+    symbol: str
+    kind: str
+    language: str
+    start_line: int
+    end_line: int
+    text: str
+
+
+def _piece(c) -> Piece:
+    return Piece(c.repo_id, c.path, c.symbol, c.kind, c.language, c.start_line, c.end_line, c.text)
+
+
+def adjacent(a: Piece, b: Piece) -> bool:
+    """Is ``b`` the chunk right after ``a`` in the file? Chunks cover a file exactly, so
+    ``b`` starts on the line after ``a`` ends (or on the same line when ``a`` stops
+    mid-line); then ``a.text + b.text`` is exactly the file's text of both."""
+    if a.repo != b.repo or a.path != b.path:
+        return False
+    if a.text.endswith("\n"):
+        return b.start_line == a.end_line + 1
+    return b.start_line == a.end_line
+
+
+def _joinable(a: Piece, b: Piece) -> bool:
+    return (a.symbol == b.symbol and a.kind == b.kind and a.kind in SPLIT_KINDS and bool(a.symbol)
+            and adjacent(a, b))
+
+
+def merge_pieces(ranked: Sequence[tuple[Piece, float]]) -> list[tuple[Piece, float]]:
+    """Merge candidates that are adjacent pieces of one split definition (same symbol, a
+    function or method cut statement by statement) into one hit, placed at the rank of
+    its best piece with that piece's score. The merged text is the pieces' texts joined
+    in file order: exactly the file's lines ``start..end``. Candidates are never
+    invented: only pieces that were retrieved are joined."""
+    groups: dict[tuple[str, str, str], list[int]] = {}
+    for i, (p, _) in enumerate(ranked):
+        if p.symbol and p.kind in SPLIT_KINDS:
+            groups.setdefault((p.repo, p.path, p.symbol), []).append(i)
+    absorbed: dict[int, Piece] = {}  # index of a run's best piece -> the merged piece
+    dropped: set[int] = set()
+    for idxs in groups.values():
+        if len(idxs) < 2:
+            continue
+        for run in _runs(sorted(idxs, key=lambda i: ranked[i][0].start_line), ranked):
+            if len(run) < 2:
+                continue
+            pieces = [ranked[i][0] for i in run]
+            best = min(run)
+            absorbed[best] = _join(pieces)
+            dropped.update(i for i in run if i != best)
+    out = []
+    for i, (p, s) in enumerate(ranked):
+        if i in dropped:
+            continue
+        out.append((absorbed.get(i, p), s))
+    return out
+
+
+def _runs(order: list[int], ranked) -> list[list[int]]:
+    runs: list[list[int]] = []
+    for i in order:
+        if runs and _joinable(ranked[runs[-1][-1]][0], ranked[i][0]):
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return runs
+
+
+def _join(pieces: Sequence[Piece]) -> Piece:
+    first, last = pieces[0], pieces[-1]
+    return Piece(first.repo, first.path, first.symbol, first.kind, first.language, first.start_line,
+                 last.end_line, "".join(p.text for p in pieces))
