@@ -64,38 +64,64 @@ def corpus() -> list[tuple[str, str, bytes]]:
     return out
 
 
+def cut_only(rel: str, text: str, budget: Budget = Budget()) -> list[str]:
+    """The cut alone, for the breakdown: parse, units, packing and the chunks' texts,
+    without headers and records (what splitters without a header produce)."""
+    from codeseam.chunk.ast_chunker import ast_units
+    from codeseam.chunk.budget import Sizer
+    from codeseam.chunk.pack import pack
+    from codeseam.chunk.parse import error_share, parse
+
+    data = text.encode("utf-8", "surrogatepass")
+    root = parse("python", data).root_node
+    error_share(root)
+    sizer = Sizer(data, budget)
+    segs = pack(ast_units(root, data, sizer, False), sizer)
+    return [data[s[0].start:s[-1].end].decode("utf-8", "surrogatepass") for s in segs]
+
+
 def time_rounds(files, rounds: int) -> dict:
     import tree_sitter_language_pack as pack
 
     parser = pack.get_parser("python")
-    raw_wall, raw_cpu, ch_wall, ch_cpu = [], [], [], []
-    chunk_file("warm.py", "def f():\n    return 1\n")  # load the grammar once
-    for _ in range(rounds):
-        gc.collect()
-        w, c = time.perf_counter(), time.process_time()
+    arms = {"raw": ([], []), "cut": ([], []), "full": ([], [])}
+
+    def run_raw():
         for _, _, raw in files:
             parser.parse(raw)
-        raw_wall.append(time.perf_counter() - w)
-        raw_cpu.append(time.process_time() - c)
-        gc.collect()
-        w, c = time.perf_counter(), time.process_time()
+
+    def run_cut():
+        for rel, text, _ in files:
+            cut_only(rel, text)
+
+    def run_full():
         for rel, text, _ in files:
             chunk_file(rel, text)
-        ch_wall.append(time.perf_counter() - w)
-        ch_cpu.append(time.process_time() - c)
+
+    chunk_file("warm.py", "def f():\n    return 1\n")  # load the grammar once
+    run_full()  # warm caches (identifier splits are memoised per process)
+    for _ in range(rounds):
+        for name, fn in (("raw", run_raw), ("cut", run_cut), ("full", run_full)):
+            gc.collect()
+            w, c = time.perf_counter(), time.process_time()
+            fn()
+            arms[name][0].append(time.perf_counter() - w)
+            arms[name][1].append(time.process_time() - c)
     mb = sum(len(raw) for _, _, raw in files) / 1e6
+    (rw, rc), (cw, cc), (fw, fc) = arms["raw"], arms["cut"], arms["full"]
     return {
         "rounds": rounds,
-        "raw_parse_mb_s": round(mb / min(raw_wall), 2),
-        "chunk_mb_s": round(mb / min(ch_wall), 2),
-        "ratio_best_wall": round(min(raw_wall) / min(ch_wall), 3),
-        "ratio_best_cpu": round(min(raw_cpu) / min(ch_cpu), 3),
-        "ratio_per_round_wall": [round(r / c, 3) for r, c in zip(raw_wall, ch_wall)],
-        "ratio_median_wall": round(statistics.median(r / c for r, c in zip(raw_wall, ch_wall)), 3),
-        "raw_parse_wall_s": [round(x, 3) for x in raw_wall],
-        "chunk_wall_s": [round(x, 3) for x in ch_wall],
-        "raw_parse_cpu_s": [round(x, 3) for x in raw_cpu],
-        "chunk_cpu_s": [round(x, 3) for x in ch_cpu],
+        "raw_parse_mb_s": round(mb / min(rw), 2),
+        "cut_mb_s": round(mb / min(cw), 2),
+        "chunk_mb_s": round(mb / min(fw), 2),
+        "ratio_full_best_wall": round(min(rw) / min(fw), 3),
+        "ratio_full_best_cpu": round(min(rc) / min(fc), 3),
+        "ratio_full_per_round_cpu": [round(r / f, 3) for r, f in zip(rc, fc)],
+        "ratio_cut_best_wall": round(min(rw) / min(cw), 3),
+        "ratio_cut_best_cpu": round(min(rc) / min(cc), 3),
+        "ratio_cut_per_round_cpu": [round(r / c, 3) for r, c in zip(rc, cc)],
+        "wall_s": {k: [round(x, 3) for x in v[0]] for k, v in arms.items()},
+        "cpu_s": {k: [round(x, 3) for x in v[1]] for k, v in arms.items()},
     }
 
 
@@ -202,14 +228,21 @@ def write(results: dict) -> None:
         "",
         "## Throughput (one process, same run, rounds alternate)",
         "",
-        "| | MB/s (best round) |",
-        "|---|---|",
-        f"| raw tree-sitter parse | {t['raw_parse_mb_s']} |",
-        f"| `chunk_file` (ast, headers included) | {t['chunk_mb_s']} |",
+        "| | MB/s (best round, wall) | ratio to raw parse (best wall / best CPU) |",
+        "|---|---|---|",
+        f"| raw tree-sitter parse | {t['raw_parse_mb_s']} | 1 |",
+        f"| cut only: parse + units + packing + chunk texts | {t['cut_mb_s']} | "
+        f"{t['ratio_cut_best_wall']} / {t['ratio_cut_best_cpu']} |",
+        f"| `chunk_file`: records with headers (indexed_text, hash) | {t['chunk_mb_s']} | "
+        f"{t['ratio_full_best_wall']} / {t['ratio_full_best_cpu']} |",
         "",
-        f"Ratio chunk/raw: {t['ratio_best_wall']} (best wall-clock rounds), "
-        f"{t['ratio_best_cpu']} (best CPU-time rounds), median per round {t['ratio_median_wall']} "
-        f"(rounds: {t['ratio_per_round_wall']}). Target: >= 0.75.",
+        f"Per-round CPU ratios, cut: {t['ratio_cut_per_round_cpu']}; full: "
+        f"{t['ratio_full_per_round_cpu']}. Target: >= 0.75. The machine is shared (2 CPUs, other "
+        "sessions running tests), so wall-clock figures are noisy; CPU time of this process is "
+        "the steadier measure. The cut-only arm uses the chunker's internal modules to show "
+        "where the time goes; the difference to `chunk_file` is building the records: the "
+        "header of `indexed_text` (identifier splits, imports, symbol), text decoding and the "
+        "content hash.",
         "",
         "## Chunks",
         "",
@@ -265,7 +298,7 @@ def main() -> None:
         "chunker_version": CHUNKER_VERSION,
         "timing": time_rounds(files, args.rounds),
     }
-    print(json.dumps(results["timing"]), file=sys.stderr)
+    print(json.dumps({k: v for k, v in results["timing"].items() if "ratio" in k}), file=sys.stderr)
     results["ast"] = quality(files, "ast", Budget())
     results["window_baseline"] = quality(files, "window", Budget())
     if args.token_mode:

@@ -106,7 +106,7 @@ def test_budget_validation():
         Budget(max_bytes=100, min_bytes=100)
     with pytest.raises(ValueError):
         Budget(max_tokens=100)
-    assert Budget(max_tokens=254, count_tokens=len).text_tokens == 254 - 63
+    assert Budget(max_tokens=254, count_tokens=len).text_tokens == 254 - 63 - 2
 
 
 def test_parse_time_limit_falls_back_to_windows(monkeypatch):

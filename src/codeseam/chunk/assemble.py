@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from ..records import Chunk
 from .budget import Budget
 from .definitions import Def
-from .header import MAX_DEFINES, FileWords, HeaderParts, indexed_text
+from .header import MAX_DEFINES, FileWords, HeaderFitter, HeaderParts, indexed_text
 from .pack import Segment
 
 MODULE = "<module>"
@@ -75,6 +75,7 @@ def _resolve(seg: Segment, total: int, info: FileInfo) -> tuple[str, str, str, l
 def build_chunks(info: FileInfo, data: bytes, segs: list[Segment], budget: Budget) -> list[Chunk]:
     """Chunk records for packed segments (segments may overlap for the baseline)."""
     chunks: list[Chunk] = []
+    fitter = HeaderFitter(budget) if budget.token_mode else None
     words = FileWords(data, [(seg[0].start, seg[-1].end) for seg in segs])
     row, row_pos = 0, 0
     for index, seg in enumerate(segs):
@@ -103,6 +104,6 @@ def build_chunks(info: FileInfo, data: bytes, segs: list[Segment], budget: Budge
         chunks.append(Chunk(
             path=info.path, language=info.language, symbol=symbol, parent=parent, kind=kind,
             start_line=start_line, end_line=end_line, text=text,
-            indexed_text=indexed_text(parts, text, budget),
+            indexed_text=indexed_text(parts, text, budget, fitter),
         ))
     return chunks

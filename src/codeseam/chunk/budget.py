@@ -11,6 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+# A span longer than this many bytes per token of the limit is taken as too big without
+# counting (code averages 3-4 bytes per word piece; a wrong "too big" only means the
+# span is split into smaller units, which packing joins again).
+DENSE_BYTES_PER_TOKEN = 6
+# Word-piece counts of two texts add up across a line break (whitespace splits words);
+# sums are trusted this far under a limit, else counted again.
+ADDITIVE_MARGIN = 2
+
 # Share of a token budget reserved for the header in indexed_text (path, symbol, imports,
 # identifier splits, continuation signature). The code keeps the rest.
 HEADER_SHARE = 0.25
@@ -47,11 +55,12 @@ class Budget:
 
     @property
     def text_tokens(self) -> int | None:
-        """Tokens the code (``text``) may use; None in byte mode."""
+        """Tokens the code (``text``) may use; None in byte mode. Header and text are
+        joined by a newline; the margin keeps their sum under ``max_tokens``."""
         if not self.token_mode:
             return None
         assert self.max_tokens is not None
-        return self.max_tokens - self.header_tokens
+        return self.max_tokens - self.header_tokens - ADDITIVE_MARGIN
 
     @property
     def header_tokens(self) -> int:
@@ -105,13 +114,28 @@ class Sizer:
         limit = self.limit_tokens
         if limit is None or n <= limit:
             return True
+        if n > limit * DENSE_BYTES_PER_TOKEN:
+            return False  # surely over: not counted (a "no" only makes chunks smaller)
         return self.tokens(a, b) <= limit
 
-    def token_ratio(self, a: int, b: int) -> float:
-        """Tokens per byte of ``data[a:b]`` (0 in byte mode), for estimates."""
-        if self.limit_tokens is None or b <= a:
-            return 0.0
-        return self.tokens(a, b) / (b - a)
+    def fits_estimate(self, a: int, b: int, tokens: int) -> bool:
+        """``fits`` with a token count estimated by the caller (a sum over pieces)."""
+        n = b - a
+        if n > self.max_bytes:
+            return False
+        limit = self.limit_tokens
+        return limit is None or n <= limit or tokens <= limit
+
+    def fits_sum(self, a: int, b: int, tokens: int) -> bool:
+        """``fits`` where ``tokens`` is the sum of exact counts of pieces split at line
+        starts: trusted with a margin (counts add up across line breaks), else counted."""
+        n = b - a
+        if n > self.max_bytes:
+            return False
+        limit = self.limit_tokens
+        if limit is None or n <= limit or tokens + ADDITIVE_MARGIN <= limit:
+            return True
+        return self.fits(a, b)
 
     def estimate(self, a: int, b: int, ratio: float) -> float:
         """Size of ``data[a:b]`` as a fraction of the limit, tokens estimated by ``ratio``."""

@@ -238,66 +238,81 @@ class HeaderParts:
         return "\n".join(lines)
 
 
-def indexed_text(parts: HeaderParts, text: str, budget: Budget) -> str:
-    """Header + text, fitted to the budget (token mode: header <= header_tokens and the
-    whole <= max_tokens; the text is never cut here)."""
-    header = parts.render()
-    if not budget.token_mode:
-        return header + "\n" + text
-    count: Callable[[str], int] = budget.count_tokens  # type: ignore[assignment]
-    limit = budget.header_tokens
-    for shrink in _shrinkers():
-        if safe_count(count, header) <= limit:
-            break
-        if not shrink(parts):
-            continue
-        header = parts.render()
-    full = header + "\n" + text
-    assert budget.max_tokens is not None
-    if safe_count(count, full) <= budget.max_tokens:
-        return full
-    parts.words, parts.defines, parts.imports, parts.sig, parts.parent = [], [], [], "", ""
-    full = parts.render() + "\n" + text
-    if safe_count(count, full) <= budget.max_tokens:
-        return full
-    return text
+class HeaderFitter:
+    """Token mode: fits a chunk's header into ``Budget.header_tokens``.
 
+    Each header line is counted once (imports and signatures repeat across a file's
+    chunks and are cached); lines are taken in priority order (path and symbol,
+    continuation signature, imports, defines, identifier splits), a list that does not fit
+    is cut to the longest prefix that does. A newline is reckoned as one token, so the
+    sum bounds the header for word-piece and byte-level tokenizers alike; the text then
+    fits beside it (``Budget.text_tokens`` keeps a margin for the joining newline).
+    """
 
-def _shrinkers() -> list[Callable[[HeaderParts], bool]]:
-    def halve_words(p: HeaderParts) -> bool:
-        if not p.words:
-            return False
-        p.words = p.words[: len(p.words) // 2]
-        return True
+    def __init__(self, budget: Budget) -> None:
+        self.count: Callable[[str], int] = budget.count_tokens  # type: ignore[assignment]
+        self.limit = budget.header_tokens
+        self.cache: dict[str, int] = {}
 
-    def drop_defines(p: HeaderParts) -> bool:
-        if len(p.defines) > 1:
-            p.defines = p.defines[:1] if len(p.defines) > 3 else []
-            return True
-        p.defines = []
-        return False
+    def tokens(self, line: str) -> int:
+        n = self.cache.get(line)
+        if n is None:
+            n = safe_count(self.count, line) + 1  # + the newline
+            if len(self.cache) < 4096:
+                self.cache[line] = n
+        return n
 
-    def halve_imports(p: HeaderParts) -> bool:
-        if not p.imports:
-            return False
-        p.imports = p.imports[: len(p.imports) // 2]
-        return True
-
-    def cut_sig(p: HeaderParts) -> bool:
-        if "\n" in p.sig:
-            p.sig = p.sig.rsplit("\n", 1)[0]
-            return True
+    def fit(self, p: HeaderParts) -> str:
+        what = f"{p.kind} {p.symbol}".rstrip() if p.symbol else p.kind
+        if p.parent:
+            what += f" in {p.parent}"
+        lines = [f"{p.path} ({p.language})", what]
+        left = self.limit - sum(self.tokens(ln) for ln in lines)
+        while left < 0 and len(lines[0]) > 12:  # a very long path: keep its tail
+            lines[0] = "..." + lines[0][len(lines[0]) // 2:]
+            left = self.limit - sum(self.tokens(ln) for ln in lines)
+        if left < 0:
+            return lines[0][-40:]
         if p.sig:
-            p.sig = ""
-            return True
-        return False
+            sig_lines = p.sig.split("\n") + ["    ..."]
+            while len(sig_lines) > 1 and sum(self.tokens(ln) for ln in sig_lines) > left:
+                sig_lines = sig_lines[:-2] + ["    ..."] if len(sig_lines) > 2 else []
+            cost = sum(self.tokens(ln) for ln in sig_lines)
+            if sig_lines and cost <= left:
+                left -= cost
+            else:
+                sig_lines = []
+        else:
+            sig_lines = []
+        for label, items in (("imports: ", p.imports), ("defines: ", p.defines), ("words: ", p.words)):
+            if not items or left <= 0:
+                continue
+            line = self._prefix(label, items, left)
+            if line:
+                lines.append(line)
+                left -= self.tokens(line)
+        return "\n".join(lines + sig_lines)
 
-    def cut_path(p: HeaderParts) -> bool:
-        if len(p.path) > 40:
-            p.path = "..." + p.path[-37:]
-            p.parent = ""
-            p.symbol = p.symbol[-60:]
-            return True
-        return False
+    def _prefix(self, label: str, items: list[str], left: int) -> str:
+        """The longest ``label + items[:k]`` line that fits ``left`` tokens ("" if none)."""
+        line = label + ", ".join(items)
+        if self.tokens(line) <= left:
+            return line
+        lo, hi = 0, len(items) - 1  # items[:lo] fits (lo may be 0)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.tokens(label + ", ".join(items[:mid])) <= left:
+                lo = mid
+            else:
+                hi = mid - 1
+        return label + ", ".join(items[:lo]) if lo else ""
 
-    return [halve_words] * 6 + [drop_defines, drop_defines] + [halve_imports] * 5 + [cut_sig] * 5 + [cut_path]
+
+def indexed_text(parts: HeaderParts, text: str, budget: Budget,
+                 fitter: HeaderFitter | None = None) -> str:
+    """Header + text. In token mode the header is fitted to ``Budget.header_tokens``
+    (the text already fits ``Budget.text_tokens``), so the whole fits ``max_tokens``."""
+    if not budget.token_mode:
+        return parts.render() + "\n" + text
+    fitter = fitter or HeaderFitter(budget)
+    return fitter.fit(parts) + "\n" + text

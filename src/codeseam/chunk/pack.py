@@ -55,13 +55,19 @@ Segment = list[Unit]
 
 def pack_run(units: list[Unit], sizer: "Sizer") -> list[Segment]:
     """Pack contiguous units greedily into chunks that fit, balanced by size: each chunk
-    aims at the remaining size divided by the chunks still needed."""
+    aims at the remaining size divided by the chunks still needed.
+
+    In token mode a chunk's tokens are estimated as the sum over its units (each unit is
+    counted once; word-piece counts add up across line breaks) and every chunk is then
+    checked exactly, dropping units from its end in the rare case the estimate was low.
+    """
     a, b = units[0].start, units[-1].end
     if len(units) == 1 or sizer.fits(a, b):
         return [units]
-    ratio = sizer.token_ratio(a, b)
+    token_mode = sizer.limit_tokens is not None
+    toks = [sizer.tokens(u.start, u.end) for u in units] if token_mode else None
+    ratio = sum(toks) / (b - a) if toks else 0.0
     est = sizer.estimate
-    fits = sizer.fits
     out: list[Segment] = []
     i, n = 0, len(units)
     while i < n:
@@ -69,6 +75,7 @@ def pack_run(units: list[Unit], sizer: "Sizer") -> list[Segment]:
         remaining = est(cs, b, ratio)
         target = remaining / max(1, math.ceil(remaining - 1e-9))
         j = i
+        cur = toks[i] if toks else 0
         while j + 1 < n:
             end = units[j + 1].end
             grown = est(cs, end, ratio)
@@ -76,9 +83,14 @@ def pack_run(units: list[Unit], sizer: "Sizer") -> list[Segment]:
                 now = est(cs, units[j].end, ratio)
                 if grown - target > target - now and now >= target * 0.5:
                     break
-            if not fits(cs, end):
+            nxt = cur + toks[j + 1] if toks else 0
+            if not sizer.fits_estimate(cs, end, nxt):
                 break
+            cur = nxt
             j += 1
+        while token_mode and j > i and not sizer.fits_sum(cs, units[j].end, cur):
+            cur -= toks[j]  # type: ignore[index]
+            j -= 1  # the estimate was near the limit and low: the exact count decides
         out.append(units[i:j + 1])
         i = j + 1
     return out
@@ -112,16 +124,36 @@ def _opens(seg: Segment) -> bool:
     return False
 
 
+def _summing_fits(sizer: "Sizer", segs: list[Segment]):
+    """Token mode: does ``data[a:b]`` fit, where ``a`` and ``b`` are segment bounds?
+    Sums the exact counts of the segments between them (split at line starts)."""
+    starts = {seg[0].start: seg[-1].end for seg in segs}
+
+    def fits(a: int, b: int) -> bool:
+        total, pos = 0, a
+        while pos < b:
+            end = starts.get(pos)
+            if end is None or end > b:
+                return sizer.fits(a, b)
+            total += sizer.tokens(pos, end)
+            pos = end
+        return sizer.fits_sum(a, b, total)
+
+    return fits
+
+
 def merge_small(segs: list[Segment], sizer: "Sizer") -> list[Segment]:
     """Pass 2: segments under min_bytes join a neighbour when the two fit.
 
     Preference: an opening (class header, signature) joins what follows; else a small
-    neighbour before, a small neighbour after, any neighbour before, any after. A chunk left under
-    min_bytes could not join either neighbour within the budget.
+    neighbour before, a small neighbour after, any neighbour before, any after. A chunk
+    left under min_bytes could not join either neighbour within the budget.
     """
     out: list[Segment] = []
     pending: Segment | None = None
-    fits, small = sizer.fits, sizer.small
+    small = sizer.small
+    # token mode: the sum of the segments' counts, trusted with a margin
+    fits = sizer.fits if sizer.limit_tokens is None else _summing_fits(sizer, segs)
     n = len(segs)
     for i in range(n):
         seg = segs[i]

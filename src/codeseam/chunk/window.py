@@ -102,10 +102,19 @@ def overlapping_segments(units: list[Unit], sizer: Sizer, overlap_tokens: int) -
     """Greedy full windows; each next window re-reads about ``overlap_tokens`` of lines."""
     segs: list[Segment] = []
     i, n = 0, len(units)
+    token_mode = sizer.limit_tokens is not None
     while i < n:
         j = i
-        while j + 1 < n and sizer.fits(units[i].start, units[j + 1].end):
+        cs = units[i].start
+        cur = sizer.tokens(cs, units[i].end) if token_mode else 0
+        while j + 1 < n:  # token counts summed per line, then checked exactly
+            nxt = cur + sizer.tokens(units[j + 1].start, units[j + 1].end) if token_mode else 0
+            if not sizer.fits_estimate(cs, units[j + 1].end, nxt):
+                break
+            cur = nxt
             j += 1
+        while token_mode and j > i and not sizer.fits(cs, units[j].end):
+            j -= 1
         segs.append(units[i:j + 1])
         if j == n - 1:
             break
