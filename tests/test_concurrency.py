@@ -147,3 +147,45 @@ def test_search_while_indexing_sees_each_file_old_or_new_never_a_mix(tmp_path, i
     assert "A" in states and states[-1] == "B"
     assert states.index("B") > 0 and "A" not in states[states.index("B"):]  # once new, never old again
     assert len(seen) >= 10, seen  # the searches really ran during the run
+
+
+def test_searches_during_re_syncs_never_say_not_indexed(tmp_path, isolated_env):
+    """Every run rewrites the repo record (state syncing, then clean). Milvus Lite's upsert
+    deletes the old row before it inserts the new one, and a reader in between saw no record
+    at all: "nothing is indexed yet" in the middle of a re-sync. Readers and writers of the
+    records and the manifest now take turns inside the store."""
+    root = repo_with(tmp_path / "resync", {f"m{i}.py": functions(f"mod{i}", 4, "resync") for i in range(3)})
+    settings = load_settings({"embedding_backend": "fake"})
+    failures: list[str] = []
+    counts = {"runs": 0, "searches": 0}
+    with api.Index(settings, create=True) as ix:
+        ix.index(root)
+        done = threading.Event()
+
+        def resync() -> None:
+            i = 0
+            while not done.is_set():
+                (root / "m0.py").write_text(functions("mod0", 4 + i % 2, "resync"))  # a real change
+                ix.index(root)
+                counts["runs"] += 1
+                i += 1
+
+        def reader() -> None:
+            while not done.is_set():
+                try:
+                    assert ix.search("resync mod1", k=3).hits
+                    assert [r.repo_id for r in ix.status().repos] == ["resync"]
+                    assert "m1.py" in ix.inspect("resync")["files"]
+                except Exception as exc:  # noqa: BLE001 - every failure is a finding
+                    failures.append(f"{type(exc).__name__}: {str(exc)[:120]}")
+                counts["searches"] += 1
+
+        threads = [threading.Thread(target=resync), threading.Thread(target=reader)]
+        for t in threads:
+            t.start()
+        time.sleep(8)
+        done.set()
+        for t in threads:
+            t.join(timeout=120)
+    assert counts["runs"] >= 3 and counts["searches"] >= 20, counts
+    assert failures == [], (len(failures), failures[:3], counts)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -59,6 +60,10 @@ class Store:
         # be unfinished, so the next indexing run of each repo checks rows against the manifest.
         self.unclean = conn.unclean
         self.verified: set[str] = set()  # repos checked since this store was opened
+        # Milvus Lite's upsert deletes the old row before it inserts the new one: a reader in
+        # between sees neither ("nothing is indexed yet" in the middle of a re-sync). Reads and
+        # writes of repo records and manifest entries take turns on this lock.
+        self._rows_lock = threading.RLock()
 
     # -- lifecycle ---------------------------------------------------------------------------
     @classmethod
@@ -117,7 +122,8 @@ class Store:
     # -- manifest and repo records ------------------------------------------------------------
     def file_entries(self, repo_id: str) -> dict[str, FileEntry]:
         check_repo_id(repo_id)
-        rows = self._m.query_all(self.names.files, eq("repo_id", repo_id), sch.FILE_FIELDS)
+        with self._rows_lock:
+            rows = list(self._m.query_all(self.names.files, eq("repo_id", repo_id), sch.FILE_FIELDS))
         return {r["path"]: FileEntry(r["repo_id"], r["path"], int(r["size"]), int(r["mtime_ns"]),
                                      r["file_hash"], int(r["n_chunks"]), float(r["indexed_at"]))
                 for r in rows}
@@ -132,14 +138,17 @@ class Store:
                          "size": int(e.size), "mtime_ns": int(e.mtime_ns), "file_hash": e.file_hash,
                          "n_chunks": int(e.n_chunks), "indexed_at": float(e.indexed_at),
                          "v": sch.DUMMY_VECTOR})
-        self._m.upsert(self.names.files, rows)
+        with self._rows_lock:
+            self._m.upsert(self.names.files, rows)
 
     def delete_file_entries(self, repo_id: str, paths: Sequence[str]) -> None:
         check_repo_id(repo_id)
-        self._m.delete_ids(self.names.files, [_file_id(repo_id, p) for p in dict.fromkeys(paths)])
+        with self._rows_lock:
+            self._m.delete_ids(self.names.files, [_file_id(repo_id, p) for p in dict.fromkeys(paths)])
 
     def repo_records(self) -> dict[str, dict]:
-        rows = self._m.query(self.names.meta, eq("kind", "repo"), ["repo_id", "value"])
+        with self._rows_lock:
+            rows = self._m.query(self.names.meta, eq("kind", "repo"), ["repo_id", "value"])
         records = {r["repo_id"]: json.loads(r["value"]) for r in rows}
         self._known |= set(records)
         return records
@@ -148,8 +157,9 @@ class Store:
         check_repo_id(repo_id)
         value = json.dumps(record, sort_keys=True)
         check_varchar("text", value)
-        self._m.upsert(self.names.meta, [{"id": _repo_key(repo_id), "kind": "repo", "repo_id": repo_id,
-                                          "value": value, "v": sch.DUMMY_VECTOR}])
+        with self._rows_lock:
+            self._m.upsert(self.names.meta, [{"id": _repo_key(repo_id), "kind": "repo", "repo_id": repo_id,
+                                              "value": value, "v": sch.DUMMY_VECTOR}])
         self._remember(repo_id)
 
     # -- chunks ------------------------------------------------------------------------------
@@ -248,10 +258,12 @@ class Store:
 
     def stats(self) -> dict[str, dict]:
         """repo -> {"files": n, "chunks": n} for every repo with a record or a manifest."""
-        repos = set(self.repo_records())
-        repos |= {r["repo_id"] for r in self._m.query_all(self.names.files, 'id != ""', ["repo_id"])}
-        return {r: {"files": self._m.count(self.names.files, eq("repo_id", r)),
-                    "chunks": self._m.count(self.names.chunks, eq("repo_id", r))} for r in sorted(repos)}
+        with self._rows_lock:
+            repos = set(self.repo_records())
+            repos |= {r["repo_id"] for r in self._m.query_all(self.names.files, 'id != ""', ["repo_id"])}
+            files = {r: self._m.count(self.names.files, eq("repo_id", r)) for r in repos}
+        return {r: {"files": files[r], "chunks": self._m.count(self.names.chunks, eq("repo_id", r))}
+                for r in sorted(repos)}
 
     def flush(self) -> None:
         for name in self.names.all():
