@@ -334,12 +334,15 @@ def test_rows_are_validated_before_anything_is_written(store):
     wrong_dim = ChunkRow(good[0].id, "r", "fh", good[0].chunk, [0.1] * (DIM + 1))
     huge = rows_for("r", "b.py", ["x" * 70_000])
     bad_id = [ChunkRow('id"with quote', "r", "fh", good[0].chunk, good[0].dense)]
-    for batch in ([wrong_dim], huge, bad_id, good + [wrong_dim]):
+    not_unit = [ChunkRow(good[0].id, "r", "fh", good[0].chunk, [2 * x for x in good[0].dense])]
+    for batch in ([wrong_dim], huge, bad_id, not_unit, good + [wrong_dim]):
         with pytest.raises(StoreError):
             store.insert_chunks(batch)
     assert [c.text for c in store.iter_chunks("r")] == ["keep me"]  # Lite's failed upsert would delete it
     with pytest.raises(StoreError, match="dimensions"):
         store.dense_search([1.0, 0.0], 3, Filters())
+    with pytest.raises(StoreError, match="normalised"):
+        store.dense_search([1.0] * DIM, 3, Filters())
 
 
 def test_a_milvus_failure_mid_write_is_a_store_error(store):

@@ -25,7 +25,7 @@ from .client import MAX_WINDOW
 from .connect import Connection, connect
 from .expr import all_of, compile_glob, eq, is_in, like_prefix, quotable
 from .model import (ChunkRow, FileEntry, Filters, IndexMeta, StoredChunk, check_chunk_id, check_repo_id,
-                    check_varchar, check_vector)
+                    check_varchar, check_vector, check_vectors)
 
 log = logging.getLogger(__name__)
 
@@ -167,8 +167,9 @@ class Store:
         """Upsert by id. Rows are validated first: Milvus Lite neither checks VARCHAR lengths
         nor keeps the old rows of a failed upsert."""
         assert self.meta is not None
+        vectors = check_vectors([r.dense for r in rows], self.meta.dim, "chunk rows")
         dicts, sizes = [], []
-        for row in rows:
+        for row, vector in zip(rows, vectors):
             c = row.chunk
             check_repo_id(row.repo_id)
             check_chunk_id(row.id)
@@ -177,8 +178,7 @@ class Store:
                       "indexed_text": c.indexed_text, "file_hash": row.file_hash, "chunk_hash": c.hash}
             for field, value in values.items():
                 check_varchar(field, value)
-            values.update(start_line=int(c.start_line), end_line=int(c.end_line),
-                          dense=check_vector(row.dense, self.meta.dim, f"chunk {row.id}"))
+            values.update(start_line=int(c.start_line), end_line=int(c.end_line), dense=vector)
             dicts.append(values)
             sizes.append(len(c.text) + len(c.indexed_text) + 4 * self.meta.dim + 256)
         self._m.upsert(self.names.chunks, dicts, sizes, point="insert")
@@ -271,7 +271,7 @@ class Store:
 
     # -- retrieval ---------------------------------------------------------------------------
     def dense_search(self, vector: Sequence[float], k: int, filters: Filters) -> list[StoredChunk]:
-        """Nearest chunks by cosine; ``score`` is the cosine similarity."""
+        """Nearest chunks; ``score`` is the cosine similarity (inner product of unit vectors)."""
         assert self.meta is not None
         vec = check_vector(vector, self.meta.dim, "query")
 

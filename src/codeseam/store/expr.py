@@ -16,6 +16,7 @@ exact match is done in Python on what comes back.
 from __future__ import annotations
 
 import re
+import warnings
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
@@ -82,7 +83,9 @@ def compile_glob(pattern: str, field: str = "path") -> PathGlob:
         raise ConfigError(f"invalid path glob {pattern!r}",
                           hint="use a glob such as 'src/**/*.py', '*.go' or 'tests/*'")
     try:
-        spec = GitIgnoreSpec.from_lines([text])
+        with warnings.catch_warnings():  # re's "possible nested set" on globs like "[[a]"
+            warnings.simplefilter("ignore", FutureWarning)
+            spec = GitIgnoreSpec.from_lines([text])
     except ValueError as exc:
         raise ConfigError(f"invalid path glob {pattern!r}: {exc}") from None
     return PathGlob(pattern, _like_for(text, field), spec.match_file)

@@ -139,7 +139,28 @@ def check_varchar(field: str, value: str, limit: int | None = None) -> None:
 
 
 def check_vector(vector: Sequence[float], dim: int, what: str) -> list[float]:
-    values = vector.tolist() if hasattr(vector, "tolist") else list(vector)
-    if len(values) != dim:
-        raise StoreError(f"{what}: vector has {len(values)} dimensions, the index has {dim}")
-    return values
+    """A unit-length (or all-zero) vector of ``dim`` floats, as a list."""
+    return check_vectors([vector], dim, what)[0]
+
+
+def check_vectors(vectors: Sequence[Sequence[float]], dim: int, what: str) -> list[list[float]]:
+    """Unit-length (or all-zero) vectors of ``dim`` floats, as lists. Inner product is the
+    dense metric, which equals cosine only for unit vectors: anything else is refused."""
+    import numpy as np
+
+    if not len(vectors):
+        return []
+    try:
+        arr = np.asarray([np.asarray(v, dtype=np.float32) for v in vectors])
+    except ValueError:
+        arr = None
+    if arr is None or arr.ndim != 2 or arr.shape[1] != dim:
+        bad = next(len(v) for v in vectors if len(v) != dim)
+        raise StoreError(f"{what}: vector has {bad} dimensions, the index has {dim}")
+    norms = np.linalg.norm(arr, axis=1)
+    off = ~(np.isfinite(norms) & ((np.abs(norms - 1.0) < 1e-3) | (norms < 1e-12)))
+    if off.any():
+        i = int(np.argmax(off))
+        raise StoreError(f"{what}: vector {i} has length {norms[i]:.4f}, not 1: vectors must be "
+                         "L2-normalised (by the embedder) before they are stored or searched")
+    return arr.tolist()
