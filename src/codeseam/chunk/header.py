@@ -5,6 +5,8 @@ text; the header helps both BM25 and dense retrieval::
 
     json/decoder.py (python)
     method JSONDecoder.raw_decode in JSONDecoder
+    doc: Decode a JSON document from ``s`` (a ``str`` beginning with   <- when not in the text
+    JSONDecoder: Simple JSON <https://json.org> decoder                 <- the parent's doc
     imports: re, json.scanner
     defines: JSONDecoder.raw_decode
     words: raw decode, json decoder, scan once
@@ -14,7 +16,7 @@ text; the header helps both BM25 and dense retrieval::
 
 The header is bounded: a fixed number of imports and identifier splits in byte mode,
 and at most ``Budget.header_tokens`` tokens in token mode (identifier splits go first,
-then defines, imports, the signature), so the code keeps most of an embedder's budget.
+then defines, imports, the documentation lines, the signature), so the code keeps most of an embedder's budget.
 """
 
 from __future__ import annotations
@@ -219,6 +221,14 @@ class HeaderParts:
     defines: list[str]
     words: list[str]
     sig: str
+    doc: str = ""  # first line of the named definition's documentation
+    parent_doc: str = ""  # ... and of its parent's (``parent``)
+
+    def doc_lines(self) -> list[str]:
+        lines = [f"doc: {self.doc}"] if self.doc else []
+        if self.parent_doc:
+            lines.append(f"{self.parent}: {self.parent_doc}" if self.parent else f"doc: {self.parent_doc}")
+        return lines
 
     def render(self) -> str:
         lines = [f"{self.path} ({self.language})"]
@@ -226,6 +236,7 @@ class HeaderParts:
         if self.parent:
             what += f" in {self.parent}"
         lines.append(what)
+        lines.extend(self.doc_lines())
         if self.imports:
             lines.append("imports: " + ", ".join(self.imports))
         if self.defines:
@@ -243,7 +254,7 @@ class HeaderFitter:
 
     Each header line is counted once (imports and signatures repeat across a file's
     chunks and are cached); lines are taken in priority order (path and symbol,
-    continuation signature, imports, defines, identifier splits), a list that does not fit
+    continuation signature, documentation lines, imports, defines, identifier splits), a list that does not fit
     is cut to the longest prefix that does. A newline is reckoned as one token, so the
     sum bounds the header for word-piece and byte-level tokenizers alike; the text then
     fits beside it (``Budget.text_tokens`` keeps a margin for the joining newline).
@@ -284,6 +295,11 @@ class HeaderFitter:
                 sig_lines = []
         else:
             sig_lines = []
+        for line in p.doc_lines():  # documentation before imports and splits
+            cost = self.tokens(line)
+            if cost <= left:
+                lines.append(line)
+                left -= cost
         for label, items in (("imports: ", p.imports), ("defines: ", p.defines), ("words: ", p.words)):
             if not items or left <= 0:
                 continue
