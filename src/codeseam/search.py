@@ -177,6 +177,8 @@ class RetrieveOptions:
     definition that are both among the candidates into one hit (see ``merge_pieces``).
     ``symbols_first``: candidates whose definition the query names (``query_names``) go
     first, in fused order. ``strip_noise``: drop ``NOISE_WORDS`` from the BM25 query.
+    ``weak_dense_weight``: the dense weight used for fusion when the result is weak (the
+    dense model found nothing close, so its ranking says little); None: no change.
     """
 
     depth: int | None = None
@@ -184,6 +186,7 @@ class RetrieveOptions:
     merge: bool = True
     symbols_first: bool = True
     strip_noise: bool = False
+    weak_dense_weight: float | None = None
 
 
 DEFAULT_OPTIONS = RetrieveOptions()
@@ -206,6 +209,10 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
         dense = store.dense_search(qvec, depth, filters)
         sparse = store.bm25_search(text, depth, filters) if mode != "dense" else []
     best = max((c.score for c in dense), default=None)
+    threshold = weak_threshold(settings, embedder.id)
+    weak = is_weak(best, threshold)
+    if weak and options.weak_dense_weight is not None:
+        settings = settings.replace(dense_weight=options.weak_dense_weight)
     ranked = [(_piece(c), s) for c, s in _rank(dense, sparse, mode, settings)]
     if options.symbols_first:
         names = query_names(query)
@@ -217,8 +224,7 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
         Hit(c.repo, c.path, c.symbol, c.kind, c.language, c.start_line, c.end_line, float(s), c.text)
         for c, s in kept
     )
-    threshold = weak_threshold(settings, embedder.id)
-    return SearchResult(query=query, weak=is_weak(best, threshold), hits=hits, best_similarity=best)
+    return SearchResult(query=query, weak=weak, hits=hits, best_similarity=best)
 
 
 def _rank(dense, sparse, mode: str, settings):

@@ -11,7 +11,8 @@ A variant name is ``<mode>-<chunker>[-enriched][+option...]``:
   ``+depth<N>`` (N candidates per signal), ``+frag`` (no merging of the pieces of one
   split definition into one hit), ``+rawq`` (no identifier splits added to the BM25
   query), ``+sym`` / ``+nosym`` (named definitions first, or not), ``+noise`` /
-  ``+nonoise`` (question words dropped from the BM25 query, or not).
+  ``+nonoise`` (question words dropped from the BM25 query, or not), ``+wk<W>`` (dense
+  weight W for fusion when the result is weak), ``+t<X>`` (weak threshold X).
 
 ``bm25-window`` is special: it is the simple alternative people reach for, *plain BM25
 over 2000-byte line windows*: windows of at most 2000 bytes (``chunk_max_bytes``, bytes
@@ -40,7 +41,8 @@ BASELINE = "bm25-window"
 DEFAULT_VARIANTS = ("bm25-window", "dense-window", "hybrid-window", "bm25-ast", "dense-ast", "hybrid-ast")
 
 _NAME = re.compile(r"^(dense|bm25|hybrid)-(ast|window)(-enriched)?((?:\+[a-z0-9.]+)*)$")
-_OPTION = re.compile(r"^(rrf(\d+)|w(\d*\.?\d+)|rw(\d*\.?\d+)|depth(\d+)|frag|rawq|sym|nosym|noise|nonoise)$")
+_OPTION = re.compile(r"^(rrf(\d+)|w(\d*\.?\d+)|rw(\d*\.?\d+)|depth(\d+)|wk(\d*\.?\d+)|t(\d*\.?\d+)|"
+                     r"frag|rawq|sym|nosym|noise|nonoise)$")
 _FLAGS = {"frag": ("merge", False), "rawq": ("split_query", False), "sym": ("symbols_first", True),
           "nosym": ("symbols_first", False), "noise": ("strip_noise", True), "nonoise": ("strip_noise", False)}
 
@@ -88,22 +90,20 @@ def parse_variant(name: str) -> Variant:
         o = _OPTION.match(opt)
         if not o:
             raise ConfigError(f"unknown option +{opt} in variant {name!r}",
-                              hint="options: +rrf<K>, +w<W>, +rw<W>, +depth<N>, +frag, +rawq, +sym, "
-                                   "+nosym, +noise, +nonoise")
+                              hint="options: +rrf<K>, +w<W>, +rw<W>, +depth<N>, +wk<W>, +t<X>, +frag, "
+                                   "+rawq, +sym, +nosym, +noise, +nonoise")
         if o.group(2):
             settings.update(fusion="rrf", rrf_k=int(o.group(2)))
         elif o.group(3):
-            w = float(o.group(3))
-            if not 0.0 <= w <= 1.0:
-                raise ConfigError(f"dense weight in {name!r} must be within 0..1")
-            settings.update(fusion="weighted", dense_weight=w)
+            settings.update(fusion="weighted", dense_weight=_weight(o.group(3), name))
         elif o.group(4):
-            w = float(o.group(4))
-            if not 0.0 <= w <= 1.0:
-                raise ConfigError(f"dense weight in {name!r} must be within 0..1")
-            settings.update(fusion="rrf", dense_weight=w)
+            settings.update(fusion="rrf", dense_weight=_weight(o.group(4), name))
         elif o.group(5):
             options["depth"] = int(o.group(5))
+        elif o.group(6):
+            options["weak_dense_weight"] = _weight(o.group(6), name)
+        elif o.group(7):
+            settings["weak_threshold"] = float(o.group(7))
         else:
             key, value = _FLAGS[opt]
             options[key] = value
@@ -111,6 +111,13 @@ def parse_variant(name: str) -> Variant:
         options.setdefault("split_query", False)
     spec = IndexSpec(chunker=chunker, enrich=enriched, plain=plain)
     return Variant(name.strip(), mode, spec, tuple(sorted(settings.items())), tuple(sorted(options.items())))
+
+
+def _weight(text: str, name: str) -> float:
+    w = float(text)
+    if not 0.0 <= w <= 1.0:
+        raise ConfigError(f"dense weight in {name!r} must be within 0..1")
+    return w
 
 
 def parse_variants(spec: str | Sequence[str] | None) -> list[Variant]:
