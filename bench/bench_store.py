@@ -167,6 +167,7 @@ def warm_search(store: Store, n: int) -> dict:
         "dense": lambda i: store.dense_search(qvecs[i], k, f),
         "bm25": lambda i: store.bm25_search(texts[i], k, f),
         "dense+bm25 (sequential)": lambda i: (store.dense_search(qvecs[i], k, f), store.bm25_search(texts[i], k, f)),
+        "dense+bm25 (concurrent: dense_and_bm25)": lambda i: store.dense_and_bm25(qvecs[i], texts[i], k, f),
         "hybrid_search (Milvus RRF)": lambda i: store.hybrid_search(qvecs[i], texts[i], k, f),
         "dense, repo filter": lambda i: store.dense_search(qvecs[i], k, only),
         "dense+bm25, repo filter": lambda i: (store.dense_search(qvecs[i], k, only),
@@ -257,12 +258,23 @@ import time, sys
 t0 = time.perf_counter()
 from codeseam.settings import Settings
 from codeseam.store import Store, Filters
+from codeseam.store.client import MilvusCalls
+spent = {"load_collection": 0.0}
+call = MilvusCalls.call
+def timed_call(self, what, method, *args, **kwargs):
+    t = time.perf_counter()
+    try:
+        return call(self, what, method, *args, **kwargs)
+    finally:
+        if method == "load_collection":
+            spent["load_collection"] += time.perf_counter() - t
+MilvusCalls.call = timed_call
 s = Store.open(Settings(data_dir=sys.argv[1]), expect=None, create=False)
 t2 = time.perf_counter()
 s.dense_search([384 ** -0.5] * 384, 8, Filters())
 t3 = time.perf_counter()
 print({"import": None, "open": t2 - t0, "first_search": t3 - t2, "total": t3 - t0,
-       "pandas_loaded": "pandas" in sys.modules})
+       "load_collection": spent["load_collection"], "pandas_loaded": "pandas" in sys.modules})
 """
 
 COLD_IMPORTS = """
@@ -323,6 +335,57 @@ def cold(data_dir: Path, rounds: int) -> dict:
         if "pandas_loaded" in runs[0]:
             out[name]["pandas_loaded"] = any(r["pandas_loaded"] for r in runs)
     return out
+
+
+def load_composition(workdir: Path, n: int, rounds: int) -> dict:
+    """Load time after a server restart, per field set (which fields make loading slow)."""
+    from pymilvus import DataType, Function, FunctionType, MilvusClient
+
+    windows = stdlib_windows(n)
+    vecs = hashed_vectors([f"{p} {b}" for p, _, b in windows])
+    configs = {"id + dense": ("dense",), "id + dense + text": ("dense", "text"),
+               "id + indexed_text + BM25 sparse": ("bm25",), "all of these": ("dense", "text", "bm25")}
+    settings = Settings(data_dir=str(workdir / "load"))
+    with Store.open(settings, expect=META, create=True) as store:
+        client = store._m.client
+        for name, parts in configs.items():
+            cname = "load_" + "_".join(parts)
+            schema = MilvusClient.create_schema(auto_id=False)
+            schema.add_field("id", DataType.INT64, is_primary=True)
+            ip = MilvusClient.prepare_index_params()
+            if "dense" in parts:
+                schema.add_field("dense", DataType.FLOAT_VECTOR, dim=DIM)
+                ip.add_index("dense", index_type="FLAT", metric_type="IP")
+            if "text" in parts:
+                schema.add_field("text", DataType.VARCHAR, max_length=65535)
+            if "bm25" in parts:
+                schema.add_field("indexed_text", DataType.VARCHAR, max_length=65535, enable_analyzer=True)
+                schema.add_field("sparse", DataType.SPARSE_FLOAT_VECTOR)
+                schema.add_function(Function(name="bm25", function_type=FunctionType.BM25,
+                                             input_field_names=["indexed_text"], output_field_names=["sparse"]))
+                ip.add_index("sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25")
+            client.create_collection(cname, schema=schema, index_params=ip)
+            for i in range(0, n, 500):
+                batch = []
+                for j in range(i, min(n, i + 500)):
+                    row: dict = {"id": j}
+                    if "dense" in parts:
+                        row["dense"] = vecs[j].tolist()
+                    if "text" in parts:
+                        row["text"] = windows[j][2]
+                    if "bm25" in parts:
+                        row["indexed_text"] = f"# {windows[j][0]}\n{windows[j][2]}"
+                    batch.append(row)
+                client.insert(cname, batch)
+    times: dict[str, list[float]] = {name: [] for name in configs}
+    for _ in range(rounds):
+        for name, parts in configs.items():
+            with Store.open(settings, expect=META, create=False) as store:  # a fresh server
+                cname = "load_" + "_".join(parts)
+                t = time.perf_counter()
+                store._m.client.load_collection(cname)
+                times[name].append(time.perf_counter() - t)
+    return {"rows": n, "rounds": rounds, "load_s": {k: round(statistics.median(v), 2) for k, v in times.items()}}
 
 
 # -- 5: durability under SIGKILL ---------------------------------------------------------------------
@@ -423,9 +486,16 @@ def write_report(res: dict, out: Path) -> None:
               f"(p95 {s['file_entries']['p95_ms']}); writing them {s['put_file_entries_ms']} ms; "
               f"`vectors_by_hash` for 256 hashes p50 {s['vectors_by_hash_256']['p50_ms']} ms.", ""]
     L += [f"## Cold open of the {max(res['sizes']):,}-row index (fresh processes, median of {res['cold_rounds']})", "",
-          "| variant | total s | open s | first search s |", "|---|---:|---:|---:|"]
+          "| variant | total s | open s | of which load_collection s | first search s |", "|---|---:|---:|---:|---:|"]
     for name, v in res["cold"].items():
-        L.append(f"| {name} | {v.get('total', '')} | {v.get('open', '')} | {v.get('first_search', '')} |")
+        L.append(f"| {name} | {v.get('total', '')} | {v.get('open', '')} | {v.get('load_collection', '')} | "
+                 f"{v.get('first_search', '')} |")
+    lc = res.get("load_composition")
+    if lc:
+        L += ["", f"What loading costs: collections of {lc['rows']:,} rows with some of the chunk collection's "
+              "fields, loaded by a freshly started Lite server (median of "
+              f"{lc['rounds']}):", "", "| fields | load s |", "|---|---:|"]
+        L += [f"| {name} | {v} |" for name, v in lc["load_s"].items()]
     L += ["", "## Durability under SIGKILL", "",
           f"A subprocess writes {res['durability_rows']:,} chunk rows (+100 manifest rows and a repo record) and "
           "is SIGKILLed right after the calls return, or half-way through 100-row batches (`midwrite`); "
@@ -467,6 +537,8 @@ def main() -> None:
             res["build"][str(size)] = build_and_search(size, args.queries, work, index_choice=size == max(sizes))
         print("cold opens ...", flush=True)
         res["cold"] = cold(work / f"idx{max(sizes)}", args.cold)
+        print("load composition ...", flush=True)
+        res["load_composition"] = load_composition(work, 2000 if args.quick else 20000, 1 if args.quick else 3)
         print("durability ...", flush=True)
         res["durability"] = durability(work, args.durability_rows, args.durability_repeats)
     out = Path(args.out)

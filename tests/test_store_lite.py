@@ -135,3 +135,26 @@ def test_open_in_background(tmp_path):
     with future.result(timeout=60) as store:
         store.insert_chunks(rows_for("r", "a.py", ["hello"]))
         assert store.bm25_search("hello", 1, Filters())[0].text == "hello"
+
+
+def test_pymilvus_own_lite_path_is_the_fallback(tmp_path, monkeypatch):
+    """With a milvus-lite other than 2.5.x, pymilvus starts the server itself; a foreign
+    holder then surfaces as milvus-lite's "Open local milvus failed", mapped to IndexBusyError."""
+    import codeseam.store.lite as lite
+
+    monkeypatch.setattr(lite, "_binary", lambda: None)
+    settings = settings_for(tmp_path)
+    with Store.open(settings, expect=META, create=True) as store:
+        store.insert_chunks(rows_for("r", "a.py", ["through pymilvus"]))
+    with Store.open(settings, expect=META, create=False) as store:  # released on close
+        assert [c.text for c in store.iter_chunks("r")] == ["through pymilvus"]
+    code = ("import fcntl, sys, time; f = open(sys.argv[1], 'a'); "
+            "fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB); print('ready', flush=True); time.sleep(60)")
+    proc = run_python(code, str(settings.data_path / ".index.db.lock"))
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        with pytest.raises(IndexBusyError):
+            Store.open(settings, expect=META, create=False)
+    finally:
+        proc.kill()
+        proc.wait()

@@ -56,6 +56,7 @@ class Store:
         self.lite = conn.lite  # a Milvus Lite file, held by this process
         self.meta: IndexMeta | None = None
         self._known: set[str] = set()  # repos seen; grows, refreshed on a miss
+        self._pool: ThreadPoolExecutor | None = None  # for dense_and_bm25
         # The previous holder of this Lite file died without closing it: its last writes may
         # be unfinished, so the next indexing run of each repo checks rows against the manifest.
         self.unclean = conn.unclean
@@ -96,6 +97,9 @@ class Store:
             setup.drop_all(store._m, store.names)
 
     def close(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True)
         self._conn.close()
 
     def __enter__(self) -> "Store":
@@ -292,6 +296,20 @@ class Store:
                                 anns_field="sparse", filter=expr, limit=limit,
                                 output_fields=list(sch.CHUNK_FIELDS), search_params={"metric_type": "BM25"})[0]
         return self._search(filters, k, run)
+
+    def dense_and_bm25(self, vector: Sequence[float], query_text: str, k: int,
+                       filters: Filters) -> tuple[list[StoredChunk], list[StoredChunk]]:
+        """``(dense_search(...), bm25_search(...))`` sent as two concurrent requests: about the
+        time of the slower one instead of the sum (bench/results/store.md)."""
+        self._filter(filters)  # unknown repos and bad globs raise before anything is sent
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="codeseam-bm25")
+        bm25 = self._pool.submit(self.bm25_search, query_text, k, filters)
+        try:
+            dense = self.dense_search(vector, k, filters)
+        finally:
+            sparse = bm25.result()
+        return dense, sparse
 
     def hybrid_search(self, vector: Sequence[float], query_text: str, k: int, filters: Filters,
                       rrf_k: int = 60) -> list[StoredChunk]:
