@@ -100,6 +100,17 @@ def test_rerun_reuses_the_index_and_gives_the_same_report(result, settings, work
     assert markdown(again) == markdown(result)
 
 
+def test_a_rebuilt_index_takes_its_vectors_from_the_vector_cache(result, settings, workdir):
+    import shutil
+
+    shutil.copytree(workdir / "cache", workdir / "cache-copy", ignore=shutil.ignore_patterns("eval.db*", ".eval.db*"))
+    again = run_eval(GOLDEN, ROOT, settings=settings, cache_dir=workdir / "cache-copy", ks=(1, 5),
+                     variants="hybrid-ast")
+    report = again.run["index_report"]["ast"]
+    assert report["embedded"] == 5 and report["vector_cache"] == {"hits": 5, "misses": 0}
+    assert [o.results for o in again.results[0].outcomes] == [o.results for o in by_name(result, "hybrid-ast").outcomes]
+
+
 def test_corpus_is_exactly_the_gold_files(result, workdir):
     corpus = workdir / "cache" / "corpus"
     files = sorted(p.relative_to(corpus).as_posix() for p in corpus.rglob("*") if p.is_file())

@@ -182,7 +182,8 @@ def _open_spec(spec: IndexSpec, base: Settings, corpus_root: Path, repo_id: str,
                 "enrich": s.enrich}
         report = {"files_indexed": rep.files_indexed, "files_unchanged": rep.files_unchanged,
                   "embedded": rep.chunks_embedded, "reused": rep.chunks_reused,
-                  "skips": [f"{k.path}: {k.reason}" for k in rep.skips], "enrich": rep.enrich}
+                  "skips": [f"{k.path}: {k.reason}" for k in rep.skips], "enrich": rep.enrich,
+                  "vector_cache": {"hits": cached.hits, "misses": cached.misses}}
     except BaseException:
         close()
         raise
