@@ -10,7 +10,10 @@ only), then runs the 80 queries dense, BM25 and hybrid through ``codeseam.eval``
   imports, defines, identifier splits, continuation signature);
 - ``nodoc``: without the documentation lines (the ast-1 header);
 - ``noimports``: without the file's imports;
-- ``nowords``: without the identifier splits.
+- ``nowords``: without the identifier splits;
+- ``stem``: the full header, but BM25 analysed with Milvus' ``english`` analyzer (stemmer and
+  stop words) instead of ``standard``: a store setting (``schema.ANALYZER_PARAMS``), measured
+  here before anyone changes it.
 
 Each arm has its own index (a folder under ``--cache``); document vectors are shared
 through one vector cache, so a text is embedded once across arms and runs. Writes
@@ -42,6 +45,7 @@ ARMS = {
     "nodoc": "no documentation lines (the ast-1 header)",
     "noimports": "no imports line",
     "nowords": "no identifier splits",
+    "stem": "the full header, BM25 with Milvus' english analyzer (stemming, stop words) instead of standard",
 }
 VARIANTS = "dense-ast,bm25-ast,hybrid-ast"
 
@@ -50,6 +54,7 @@ VARIANTS = "dense-ast,bm25-ast,hybrid-ast"
 def arm(name: str):
     """Switch one header part off inside the chunker, for this process."""
     from codeseam.chunk import assemble, header
+    from codeseam.store import schema
 
     saved = []
 
@@ -63,6 +68,8 @@ def arm(name: str):
         patch(header, "import_summary", lambda data, nodes: [])
     elif name == "nowords":
         patch(header.FileWords, "words", lambda self, index, names: [])
+    elif name == "stem":
+        patch(schema, "ANALYZER_PARAMS", {"type": "english"})
     try:
         yield
     finally:
@@ -105,9 +112,9 @@ def main() -> None:
                         f"{fmt(k['prose-tr']['mrr'])} | {fmt(k['prose-de']['mrr'])} |")
         data["results"][name] = arm_data
         data.setdefault("indexes", {})[name] = res.indexes.get("ast")
-    md = ["# Header ablation: stdlib-dev, AST chunks, bundled model", "",
+    md = ["# Header and analyzer ablation: stdlib-dev, AST chunks, bundled model", "",
           "Written by `python bench/bench_eval_header.py`. One index per arm (one header part switched off "
-          "in the chunker), the same 80 queries; MRR over the top 20. Arms:", ""]
+          "in the chunker, or another BM25 analyzer), the same 80 queries; MRR over the top 20. Arms:", ""]
     md += [f"- `{n}`: {d}" for n, d in ARMS.items()]
     md += ["", "| arm | variant | MRR | Recall@5 | whole@5 | symbol MRR | prose MRR | prose-tr MRR | prose-de MRR |",
            "|---|---|---|---|---|---|---|---|---|", *rows, "",
