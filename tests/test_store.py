@@ -227,15 +227,6 @@ def test_hybrid_search_fuses_both_signals(store):
     assert len(hits) == 10 and all(0 < h.score <= 2 / 61 + 1e-6 for h in hits)
 
 
-def test_dense_and_bm25_at_once_equals_each_alone(store):
-    store.insert_chunks(rows_for("r", "a.py", corpus(5, 40, "w")) + rows_for("s", "b.py", corpus(6, 10, "v")))
-    q, f = embed("socket buffer"), Filters(repos=("r",), path_glob="*.py")
-    assert store.dense_and_bm25(q, "socket buffer", 7, f) == (store.dense_search(q, 7, f),
-                                                              store.bm25_search("socket buffer", 7, f))
-    with pytest.raises(NotIndexedError):
-        store.dense_and_bm25(q, "socket", 7, Filters(repos=("nope",)))
-
-
 def test_lite_has_no_partition_key_but_a_server_schema_does(store):
     def partition_key(schema_dict) -> list[str]:
         return [f["name"] for f in schema_dict["fields"] if f.get("is_partition_key")]

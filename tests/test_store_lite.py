@@ -128,15 +128,6 @@ def test_store_import_is_light_and_opening_skips_pandas(tmp_path):
                     "real_pandas": True, "isinstance_ok": True}
 
 
-def test_open_in_background(tmp_path):
-    from codeseam.store import open_in_background
-
-    future = open_in_background(settings_for(tmp_path), expect=META, create=True)
-    with future.result(timeout=60) as store:
-        store.insert_chunks(rows_for("r", "a.py", ["hello"]))
-        assert store.bm25_search("hello", 1, Filters())[0].text == "hello"
-
-
 def test_pymilvus_own_lite_path_is_the_fallback(tmp_path, monkeypatch):
     """With a milvus-lite other than 2.5.x, pymilvus starts the server itself; a foreign
     holder then surfaces as milvus-lite's "Open local milvus failed", mapped to IndexBusyError."""

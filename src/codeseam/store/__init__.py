@@ -14,8 +14,8 @@ paging, batching), ``core`` (``Store``).
 
 from __future__ import annotations
 
-from .core import Store, open_in_background
+from .core import Store
 from .model import SCHEMA_VERSION, ChunkRow, FileEntry, Filters, IndexMeta, StoredChunk
 
-__all__ = ["Store", "open_in_background", "IndexMeta", "FileEntry", "ChunkRow", "StoredChunk", "Filters",
+__all__ = ["Store", "IndexMeta", "FileEntry", "ChunkRow", "StoredChunk", "Filters",
            "SCHEMA_VERSION"]

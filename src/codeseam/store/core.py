@@ -12,7 +12,6 @@ import json
 import logging
 import threading
 from collections import Counter
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
@@ -56,7 +55,6 @@ class Store:
         self.lite = conn.lite  # a Milvus Lite file, held by this process
         self.meta: IndexMeta | None = None
         self._known: set[str] = set()  # repos seen; grows, refreshed on a miss
-        self._pool: ThreadPoolExecutor | None = None  # for dense_and_bm25
         # The previous holder of this Lite file died without closing it: its last writes may
         # be unfinished, so the next indexing run of each repo checks rows against the manifest.
         self.unclean = conn.unclean
@@ -97,9 +95,6 @@ class Store:
             setup.drop_all(store._m, store.names)
 
     def close(self) -> None:
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=True)
         self._conn.close()
 
     def __enter__(self) -> "Store":
@@ -297,20 +292,6 @@ class Store:
                                 output_fields=list(sch.CHUNK_FIELDS), search_params={"metric_type": "BM25"})[0]
         return self._search(filters, k, run)
 
-    def dense_and_bm25(self, vector: Sequence[float], query_text: str, k: int,
-                       filters: Filters) -> tuple[list[StoredChunk], list[StoredChunk]]:
-        """``(dense_search(...), bm25_search(...))`` sent as two concurrent requests: about the
-        time of the slower one instead of the sum (bench/results/store.md)."""
-        self._filter(filters)  # unknown repos and bad globs raise before anything is sent
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="codeseam-bm25")
-        bm25 = self._pool.submit(self.bm25_search, query_text, k, filters)
-        try:
-            dense = self.dense_search(vector, k, filters)
-        finally:
-            sparse = bm25.result()
-        return dense, sparse
-
     def hybrid_search(self, vector: Sequence[float], query_text: str, k: int, filters: Filters,
                       rrf_k: int = 60) -> list[StoredChunk]:
         """Milvus' own dense + BM25 search fused by RRFRanker(rrf_k); ``score`` is RRF."""
@@ -392,15 +373,6 @@ class Store:
         if self._known or self.repo_records() or self._m.exists(self.names.chunks, 'id != ""'):
             return
         raise NotIndexedError("nothing is indexed yet", hint="run `codeseam index PATH`")
-
-
-def open_in_background(settings: Settings, **kwargs: Any) -> "Future[Store]":
-    """Run :meth:`Store.open` in a thread (e.g. while the query embedder loads)."""
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="codeseam-store-open")
-    try:
-        return pool.submit(Store.open, settings, **kwargs)
-    finally:
-        pool.shutdown(wait=False)
 
 
 def _stored(row: dict, id_: str | None = None, score: float = 0.0) -> StoredChunk:
