@@ -6,11 +6,11 @@ no stale rows, same manifest file hashes.
 The helpers here (tree, runs, comparison) are shared with ``bench/bench_reliability.py``,
 which does the long loop (20+ kills).
 
-Every run pins ``PYTHONHASHSEED``: chunk headers list identifier splits in an order that
-depends on the hash seed when two identifiers share a prefix (``chunk_hash`` /
-``chunk_hashes``; see ``test_chunk_hashes_do_not_depend_on_the_hash_seed`` in
-``test_reliability.py``), so two clean builds in two processes can differ in a few chunk
-hashes. The pin keeps that bug (in the chunker) out of what these tests measure.
+Every run pins ``PYTHONHASHSEED``: while these tests were written, chunk headers listed
+identifier splits in an order that followed the hash seed (``chunk_hash`` / ``chunk_hashes``),
+so two clean builds in two processes differed in a few chunk hashes. The chunker no longer
+does (guarded by ``test_chunk_hashes_do_not_depend_on_the_hash_seed`` in
+``test_reliability.py``); the pin keeps any such regression out of what these tests measure.
 """
 
 from __future__ import annotations

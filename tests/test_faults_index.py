@@ -42,6 +42,7 @@ def one_clear_line(stderr: str) -> str:
     return lines[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec, words", [
     ("insert:2=enospc", "No space left on device"),
     ("delete:1=enospc", "No space left on device"),
@@ -99,6 +100,7 @@ def small_disk(tmp_path):
         subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
 
 
+@pytest.mark.slow
 def test_a_real_full_disk_is_a_clear_error_and_more_space_repairs(small_disk, tree, clean):
     data = small_disk / "data"
     run = index_run(tree, data)

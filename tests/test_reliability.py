@@ -1,4 +1,5 @@
-"""Convergence when the store lost writes it had acknowledged, and determinism of chunk hashes.
+"""Convergence when the store lost writes it had acknowledged, and determinism of chunk hashes
+across processes.
 
 Milvus Lite kept every acknowledged write through a SIGKILL in every trial measured
 (bench/results/reliability.md), but the protocol must not depend on it: when the last holder
@@ -144,13 +145,11 @@ CHUNK_IN_CHILD = textwrap.dedent("""
 """)
 
 
-@pytest.mark.xfail(reason="chunk/header.py `_splits_in` orders identifier splits by `ident.find`, which "
-                          "ties for identifiers sharing a prefix (chunk_hash / chunk_hashes); the tie is "
-                          "broken by set order, i.e. the process's hash seed. Owned by the chunker.",
-                   strict=False)
 def test_chunk_hashes_do_not_depend_on_the_hash_seed(tmp_path):
     """Two processes must cut the same file into the same chunks with the same hashes, or a
-    clean build and a resumed build (or any two builds) disagree and embeddings are not reused."""
+    clean build and a resumed build (or any two builds) disagree and embeddings are not reused.
+    (Chunk headers once listed identifier splits in set order, tied for identifiers sharing a
+    prefix such as chunk_hash / chunk_hashes: the order followed the process's hash seed.)"""
     src = tmp_path / "core.py"
     src.write_text(textwrap.dedent('''
         def vectors_by_hash(chunk_hashes, chunk_hash, hashes_per_query):

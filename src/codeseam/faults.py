@@ -106,8 +106,9 @@ def _fire(rule: Rule) -> None:
         time.sleep(60)  # pragma: no cover - the signal arrives first
     elif rule.action == "raise":
         from .errors import StoreError
+        from .store.client import REPAIR_HINT
 
-        raise StoreError(f"Milvus failed to write ({what})")
+        raise StoreError(f"Milvus failed to write ({what})", hint=REPAIR_HINT)
     elif rule.action == "enospc":
         raise OSError(errno.ENOSPC, f"{os.strerror(errno.ENOSPC)} ({what})")
     elif rule.action == "killchild":
