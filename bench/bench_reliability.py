@@ -35,6 +35,7 @@ Writes bench/results/reliability.md and bench/results/reliability.json.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import random
@@ -54,6 +55,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 RESULTS = HERE / "results"
 SNAP = Path(tempfile.mkdtemp(prefix="bench-rel-src-"))
+atexit.register(shutil.rmtree, SNAP, True)
 shutil.copytree(ROOT / "src", SNAP / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
 sys.path[:0] = [str(SNAP / "src"), str(ROOT)]
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SNAP / "src"), str(ROOT),
