@@ -94,6 +94,7 @@ class Index:
         from .discover import discover
         from .indexer import IndexRun
 
+        started = time.perf_counter()
         discovery = discover(path, max_file_bytes=self.settings.max_file_bytes)
         repo_id = repo_id or default_repo_id(discovery.root)
         self._check_root(repo_id, discovery.root)
@@ -102,7 +103,9 @@ class Index:
             with self.index_lock:
                 run = IndexRun(self.store, self.embedder, self.settings, discovery.root, repo_id,
                                progress=progress, write_guard=lambda: self.lock, enricher=enricher)
-                return run.run(discovery)
+                report = run.run(discovery)
+                report.seconds = time.perf_counter() - started  # discovery included
+                return report
         finally:
             if enricher is not None:
                 enricher.close()
