@@ -13,7 +13,12 @@ Fusion
 Weak evidence
     A result is *weak* when the best dense cosine similarity among the retrieved chunks is
     below the embedder's calibrated threshold: the index holds nothing close to the query,
-    so ``ask`` abstains instead of guessing.
+    so ``ask`` abstains instead of guessing. A weak result is also fused with less weight on
+    the dense list (``WEAK_DENSE_WEIGHT``).
+
+Ranking beyond fusion (``RetrieveOptions``, each measured by ``codeseam eval``)
+    definitions the query names (``query_names``) go first; adjacent pieces of one split
+    definition that are both retrieved become one hit (``merge_pieces``).
 """
 
 from __future__ import annotations
@@ -177,6 +182,12 @@ def weak_threshold(settings, embedder_id: str) -> float:
     return WEAK_THRESHOLDS.get(embedder_id, DEFAULT_WEAK_THRESHOLD)
 
 
+# Dense weight for fusion when the result is weak: the dense model found nothing close to the
+# query (a language it was not trained on, or nothing relevant indexed), so its ranking says
+# little and BM25's exact words count more. Measured in bench/results/eval.md (lever +wk0.5).
+WEAK_DENSE_WEIGHT = 0.25
+
+
 @dataclass(frozen=True)
 class RetrieveOptions:
     """How ``retrieve`` ranks, beyond the settings (the eval measures each choice).
@@ -195,7 +206,7 @@ class RetrieveOptions:
     merge: bool = True
     symbols_first: bool = True
     strip_noise: bool = False
-    weak_dense_weight: float | None = None
+    weak_dense_weight: float | None = WEAK_DENSE_WEIGHT
 
 
 DEFAULT_OPTIONS = RetrieveOptions()
