@@ -1,8 +1,8 @@
 """Import pymilvus without paying for pandas.
 
-``import pymilvus`` imports its ORM, which imports pandas (about 0.4 s of the 0.8 s cold
-import here) only to name ``pd.DataFrame`` in annotations and ``isinstance`` checks, and to
-bind five helpers from ``pandas.api.types``. codeseam never passes DataFrames. When pandas is
+``import pymilvus`` imports its ORM, which imports pandas (about 40% of the cold import
+here, bench/results/store.md) only to name ``pd.DataFrame`` in annotations and
+``isinstance`` checks, and to bind five helpers from ``pandas.api.types``. codeseam never passes DataFrames. When pandas is
 not imported yet, stand-ins are put in ``sys.modules`` for the duration of the import only:
 
 - ``DataFrame`` is a class whose ``isinstance`` check asks the real pandas if it is loaded

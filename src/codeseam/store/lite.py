@@ -1,8 +1,8 @@
 """Start and stop the Milvus Lite server process for one ``.db`` file.
 
 pymilvus starts milvus-lite through ``milvus_lite.server.Server``, which sleeps a fixed 0.5 s
-after spawning the binary and imports ``pkg_resources`` (0.2 s). The binary itself has its
-socket up in ~35 ms here, so for milvus-lite 2.5.x codeseam spawns it the same way (same
+after spawning the binary (see its source) and imports ``pkg_resources``. The binary has its
+socket up well before that, so for milvus-lite 2.5.x codeseam spawns it the same way (same
 arguments, same ``.<name>.lock`` protocol: the server exits when that lock is released,
 which also happens when this process dies) and polls for the socket instead. The spawn
 returns at once, so the server boots while pymilvus is imported. Any other milvus-lite
@@ -135,8 +135,8 @@ def _stop(proc: subprocess.Popen, lock_fd: IO[str], socket: Path, log_file: IO[b
 
 
 def wait_gone(pid: object, db_path: Path, timeout: float = 10.0) -> None:
-    """Wait for a server left by a dead holder to exit (it does within ~25 ms of its parent's
-    death, when it sees the lock released), so two servers never share the file."""
+    """Wait for a server left by a dead holder to exit (it does soon after its parent dies,
+    when it sees the lock released), so two servers never share the file."""
     if not isinstance(pid, int):
         return
     deadline = time.monotonic() + timeout

@@ -22,10 +22,9 @@ DUMMY_DIM = 2
 DUMMY_VECTOR = [1.0, 0.0]
 HNSW_PARAMS = {"M": 16, "efConstruction": 200}
 # Vectors are unit length (the embedder normalises them; the store checks), so inner product
-# *is* cosine similarity, and Milvus Lite's brute-force search measured ~1.6x faster with IP
-# than with COSINE at 100k rows (bench/results/store.md).
-# Lite offers FLAT and IVF_FLAT only, and IVF_FLAT there searches unsealed rows through an
-# interim index that ignores nlist/nprobe (recall@40 0.57 on code), so Lite stays exact.
+# *is* cosine similarity, and Milvus Lite's brute-force search measured ~1.5x faster with IP
+# than with COSINE at 100k rows. Lite offers FLAT and IVF_FLAT only, and IVF_FLAT there
+# measured recall@40 0.40 whatever nlist/nprobe, so Lite stays exact (bench/results/store.md).
 DENSE_METRIC = "IP"
 
 CHUNK_FIELDS = ("id", "repo_id", "path", "language", "symbol", "parent", "kind", "start_line",
