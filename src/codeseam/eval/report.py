@@ -32,7 +32,8 @@ def fmt(x: float | None) -> str:
 
 
 def result_json(res: EvalResult, *, settings: Any = None, include_run: bool = False,
-                extra: dict | None = None) -> dict:
+                extra: dict | None = None, hits: int = metrics.CURVE_K) -> dict:
+    """Everything as JSON; ``hits``: how many results per query to list (0: ranks only)."""
     variants: dict[str, Any] = {}
     for r in res.results:
         v = r.variant
@@ -40,7 +41,7 @@ def result_json(res: EvalResult, *, settings: Any = None, include_run: bool = Fa
                                  "options": dict(v.options), "skipped": r.skipped}
         if r.skipped is None:
             entry["summary"] = metrics.summarize(r.outcomes, res.ks)
-            entry["queries"] = [_query_json(o) for o in r.outcomes]
+            entry["queries"] = [_query_json(o, hits) for o in r.outcomes]
         variants[v.name] = entry
     out: dict[str, Any] = {
         "golden": res.golden, "root": res.root, "corpus": res.corpus, "repo": res.repo_id,
@@ -56,11 +57,12 @@ def result_json(res: EvalResult, *, settings: Any = None, include_run: bool = Fa
     return out
 
 
-def _query_json(o: metrics.Outcome) -> dict:
-    return {"id": o.id, "kind": o.kind, "rank": o.rank, "whole_rank": o.whole_rank, "file_rank": o.file_rank,
-            "weak": o.weak,
-            "best_similarity": None if o.best_similarity is None else round(o.best_similarity, 6),
-            "hits": [f"{p}:{a}-{b}" for p, a, b in o.results]}
+def _query_json(o: metrics.Outcome, hits: int = metrics.CURVE_K) -> dict:
+    out = {"id": o.id, "kind": o.kind, "rank": o.rank, "whole_rank": o.whole_rank, "file_rank": o.file_rank,
+           "weak": o.weak, "best_similarity": None if o.best_similarity is None else round(o.best_similarity, 6)}
+    if hits:
+        out["hits"] = [f"{p}:{a}-{b}" for p, a, b in o.results[:hits]]
+    return out
 
 
 # -- markdown --------------------------------------------------------------------------------
@@ -260,12 +262,12 @@ def plot_kinds(res: EvalResult, path: Path, k: int = 5) -> None:
 
 def write_report(res: EvalResult, out: str | Path, *, prefix: str = "eval", settings: Any = None,
                  title: str | None = None, sections: Sequence[str] = (), extra_json: dict | None = None,
-                 include_run: bool = False, plots: bool = True) -> list[Path]:
+                 include_run: bool = False, plots: bool = True, hits: int = metrics.CURVE_K) -> list[Path]:
     """Write JSON, markdown and (with ``plots``) PNGs into ``out``; returns the paths."""
     out_p = Path(out)
     out_p.mkdir(parents=True, exist_ok=True)
     paths = [out_p / f"{prefix}.json", out_p / f"{prefix}.md"]
-    data = result_json(res, settings=settings, include_run=include_run, extra=extra_json)
+    data = result_json(res, settings=settings, include_run=include_run, extra=extra_json, hits=hits)
     paths[0].write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     paths[1].write_text(markdown(res, title=title, settings=settings, sections=sections), encoding="utf-8")
     if plots and _ran(res):
