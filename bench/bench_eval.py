@@ -23,7 +23,6 @@ What it does (everything through ``codeseam.eval``, the library behind ``codesea
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 import sysconfig

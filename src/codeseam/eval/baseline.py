@@ -48,7 +48,7 @@ def build_plain_index(settings, corpus_root: Path, repo_id: str,
     """Make the baseline collection of ``settings`` hold the corpus; returns a small report."""
     from ..embed import make_embedder
     from ..scrub import load_allow, scrub_text
-    from ..store import SCHEMA_VERSION, ChunkRow, IndexMeta, Store
+    from ..store import SCHEMA_VERSION, ChunkRow, IndexMeta
 
     embedder = make_embedder(settings)
     meta = IndexMeta(embedder.id, embedder.dim, PLAIN_CHUNKER, SCHEMA_VERSION)
