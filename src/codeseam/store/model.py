@@ -14,7 +14,7 @@ from ..errors import ConfigError, StoreError
 from ..records import Chunk
 
 # Bump when the collections' fields, analyzer or index types change.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: dense metric IP on unit vectors (was COSINE)
 
 # VARCHAR limits in UTF-8 bytes (Milvus' own ceiling is 65,535).
 MAX_TEXT_BYTES = 65_535
