@@ -35,10 +35,12 @@ def fake_openai():
 
 @pytest.fixture
 def isolated_env(tmp_path, monkeypatch):
-    """Settings isolated from the user's config and data dirs."""
+    """Settings isolated from the user's config and data dirs. The CLI starts no keep-alive
+    server (RAG_KEEPALIVE=0); a test that wants one sets RAG_KEEPALIVE itself and stops it."""
     for key in list(os.environ):
         if key.startswith("RAG_"):
             monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("RAG_KEEPALIVE", "0")
     monkeypatch.setenv("RAG_CONFIG", str(tmp_path / "config.toml"))
     (tmp_path / "config.toml").write_text("")
     monkeypatch.setenv("RAG_DATA_DIR", str(tmp_path / "data"))

@@ -122,7 +122,7 @@ def cli_command() -> list[str]:
 
 def run_env(data_dir: Path, *, faults: str = "", log: Path | None = None, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("RAG_", "CODESEAM_FAULTS"))}
-    env.update(RAG_EMBEDDING_BACKEND="fake", RAG_DATA_DIR=str(data_dir), RAG_CONFIG=os.devnull,
+    env.update(RAG_EMBEDDING_BACKEND="fake", RAG_DATA_DIR=str(data_dir), RAG_CONFIG=os.devnull, RAG_KEEPALIVE="0",
                PYTHONHASHSEED=HASH_SEED, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     if faults:
         env["CODESEAM_FAULTS"] = faults

@@ -118,7 +118,7 @@ def world(tmp_path: Path) -> dict:
 def guarded_env(world: dict, name: str, allow: str = "", **settings: str) -> tuple[dict, Path]:
     log = world["tmp"] / f"net-{name}.log"
     env = {k: v for k, v in os.environ.items() if not k.startswith("RAG_")}
-    env.update(RAG_DATA_DIR=str(world["tmp"] / f"data-{name}"), RAG_CONFIG=os.devnull,
+    env.update(RAG_DATA_DIR=str(world["tmp"] / f"data-{name}"), RAG_CONFIG=os.devnull, RAG_KEEPALIVE="0",
                PYTHONPATH=os.pathsep.join(filter(None, [str(world["guard"]), env.get("PYTHONPATH")])),
                CODESEAM_NET_LOG=str(log), CODESEAM_NET_ALLOW=allow, **settings)
     for key in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):

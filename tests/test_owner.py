@@ -40,7 +40,7 @@ def box(tmp_path: Path):
     (tmp_path / "cfg.toml").write_text("")
     env = {k: v for k, v in os.environ.items() if not k.startswith("RAG_")}
     env.update(RAG_DATA_DIR=str(tmp_path / "data"), RAG_EMBEDDING_BACKEND="fake",
-               RAG_CONFIG=str(tmp_path / "cfg.toml"), HF_HUB_OFFLINE="1")
+               RAG_CONFIG=str(tmp_path / "cfg.toml"), HF_HUB_OFFLINE="1", RAG_KEEPALIVE="0")
     src = str(Path(__file__).resolve().parents[1] / "src")
     env["PYTHONPATH"] = os.pathsep.join(p for p in (src, env.get("PYTHONPATH", "")) if p)
     work = tmp_path / "work"

@@ -73,6 +73,7 @@ class Job:
     hint: str | None = None
     report: dict[str, Any] | None = None
     cancel: threading.Event = field(default_factory=threading.Event, repr=False)
+    stop_reason: str = field(default="the server is shutting down", repr=False)
     finished_event: threading.Event = field(default_factory=threading.Event, repr=False)
 
     @property
@@ -112,7 +113,7 @@ class Job:
     # -- the progress callback of the indexing run -------------------------------------
     def progress(self, event: str, **f: Any) -> None:
         if self.cancel.is_set():
-            raise JobCancelled("indexing stopped: the server is shutting down",
+            raise JobCancelled(f"indexing stopped: {self.stop_reason}",
                                hint="run the index again; it finishes what this run left")
         if event == "files":
             self.phase, self.files_total = "files", f.get("total")
@@ -251,6 +252,15 @@ class Service:
         except KeyError:
             known = ", ".join(self._jobs) or "none"
             raise UnknownJobError(f"no indexing job {job_id!r} (known: {known})") from None
+
+    def cancel(self, job_id: str) -> Job:
+        """Stop a running job at its next file (the run is crash-safe: the next one finishes it)."""
+        job = self.job(job_id)
+        if job.running:
+            job.stop_reason = "a client asked to stop it"
+            job.cancel.set()
+            log.info("job %s: stop requested", job.id)
+        return job
 
     def wait(self, job_id: str, timeout: float | None = None) -> Job:
         job = self.job(job_id)

@@ -71,6 +71,9 @@ class Settings:
     # servers
     allowed_roots: tuple[str, ...] = ()
     server_token: str = ""
+    # the CLI's keep-alive owner of a Milvus Lite index (surfaces/keepalive.py): seconds of idle
+    # time before the background server it starts exits; 0 = off (the CLI opens the file itself)
+    keepalive: float = 600.0
 
     # -- derived -------------------------------------------------------------------
     @property
@@ -136,6 +139,7 @@ def _validate(s: Settings) -> Settings:
         (s.embedding_timeout > 0, "embedding_timeout must be positive"),
         (s.enrich_concurrency >= 1, "enrich_concurrency must be positive"),
         (s.llm_timeout > 0, "llm_timeout must be positive"),
+        (s.keepalive >= 0, "keepalive must be 0 (off) or a positive number of seconds"),
         (
             s.embedding_backend in ("bundled", "sentence-transformers", "openai", "fake"),
             "embedding_backend must be bundled, sentence-transformers, openai or fake",

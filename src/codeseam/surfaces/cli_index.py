@@ -84,21 +84,25 @@ def status_cmd(as_json: bool) -> None:
     """Show indexed repos (files, chunks, last sync), the embedder and where the index lives."""
     from ..errors import NotIndexedError
     from . import remote
+    from .keepalive import server_status
 
     settings = settings_from()
     try:
         st = remote.call("status", settings=settings)
     except NotIndexedError:
         if as_json:
-            emit_json({"uri": settings.resolved_milvus_uri, "collection": settings.collection, "repos": []})
+            emit_json({"uri": settings.resolved_milvus_uri, "collection": settings.collection, "repos": [],
+                       "server": server_status(settings)[0]})
         else:
             click.echo(f"nothing indexed yet (index location: {settings.resolved_milvus_uri})")
             click.echo("run `codeseam index PATH` to index a repository")
         return
+    server, line = server_status(settings)  # the server that holds the index (keep-alive or not)
     if as_json:
-        emit_json(status_json(st))
+        emit_json({**status_json(st), "server": server})
         return
     print_status(st)
+    click.echo(line)
 
 
 def status_json(st) -> dict[str, Any]:

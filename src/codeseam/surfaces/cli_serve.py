@@ -1,8 +1,13 @@
-"""`codeseam mcp` and `codeseam serve`: start the servers (the skins live in mcp.py and http.py)."""
+"""`codeseam mcp`, `codeseam serve` and `codeseam stop`: start and stop the servers (the skins
+live in mcp.py and http.py; the CLI's keep-alive server in keepalive.py)."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import socket
+import threading
+from pathlib import Path
 
 import click
 
@@ -34,11 +39,17 @@ def mcp_cmd() -> None:
 @click.option("--allow-remote", is_flag=True, help="Allow a non-loopback --host (needs a bearer token).")
 @click.option("--token", help="Bearer token every request must carry (prefer RAG_SERVER_TOKEN: flags "
                               "show in the process list).")
-def serve_cmd(host: str, port: int, allow_remote: bool, token: str | None) -> None:
+@click.option("--idle-exit", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              help="Exit after SECONDS without a request while no indexing job runs (default: never).")
+@click.option("--keepalive", is_flag=True, hidden=True,
+              help="The CLI's keep-alive server: a private unix socket instead of --host/--port.")
+def serve_cmd(host: str, port: int, allow_remote: bool, token: str | None, idle_exit: float | None,
+              keepalive: bool) -> None:
     """Serve the index over HTTP (FastAPI; OpenAPI docs at /docs).
 
     While it runs, `codeseam search/status/ask/index/remove/inspect` in another
-    shell go through it (it records its URL next to the index).
+    shell go through it (it records its URL next to the index). `codeseam stop`
+    ends it. The CLI starts a server like this by itself (RAG_KEEPALIVE).
     """
     from ..safety import check_bind, is_loopback
     from ..service import Service
@@ -46,6 +57,8 @@ def serve_cmd(host: str, port: int, allow_remote: bool, token: str | None) -> No
     from .remote import live_server, mcp_busy_error, remove_server_file, write_server_file
 
     settings = settings_from(server_token=token)
+    if keepalive:
+        return serve_keepalive(settings, idle_exit or settings.keepalive or 600.0)
     check_bind(host, allow_remote=allow_remote, token=settings.server_token)
     service = Service(settings)
     try:
@@ -65,10 +78,104 @@ def serve_cmd(host: str, port: int, allow_remote: bool, token: str | None) -> No
         click.echo(f"codeseam: serving {settings.resolved_milvus_uri} at {url} (docs {url}/docs"
                    f"{'; bearer token required' if settings.server_token else ''}); Ctrl-C stops", err=True)
         app = create_app(service, token=settings.server_token or None, loopback_only=is_loopback(host))
-        serve(app, sock)
+        if serve(app, sock, idle_exit=idle_exit, busy=lambda: service.running_job() is not None):
+            click.echo(idle_note(idle_exit), err=True)
     finally:
-        remove_server_file(settings)
+        # the index first, then the file: a CLI that still finds the file while the index closes
+        # gets no answer and retries once the index is free (remote.call)
         service.close()
+        remove_server_file(settings)
+
+
+def serve_keepalive(settings, idle_exit: float) -> None:
+    """The CLI's keep-alive server (see keepalive.py): the index over a private unix socket,
+    trusted paths, the embedder warmed up at once, exit after ``idle_exit`` idle seconds."""
+    from ..service import Service
+    from . import keepalive as ka
+    from .http import create_app, serve
+    from .remote import remove_server_file, write_server_file
+
+    if not settings.is_lite:
+        raise ConfigError("a keep-alive server serves a Milvus Lite index only",
+                          hint="with a Milvus server (RAG_MILVUS_URI) every command connects to it directly")
+    # only this user's processes reach the socket: paths are trusted like the CLI's own
+    service = Service(settings.replace(allowed_roots=("/",), server_token=""))
+    service.open()
+    path = ka.socket_path(settings)
+    try:
+        sock = bind_unix(path)
+        threading.Thread(target=_warm_up, args=(service,), name="codeseam-warm-up", daemon=True).start()
+        write_server_file(settings, "http", url="http://localhost", socket=str(path), keepalive=idle_exit,
+                          log=str(ka.log_path(settings)), fingerprint=ka.fingerprint(settings))
+        click.echo(f"codeseam: keep-alive server (pid {os.getpid()}) serving {settings.resolved_milvus_uri} "
+                   f"on unix:{path}; exits after {idle_exit:g} s idle", err=True)
+        app = create_app(service, token=None, loopback_only=True)
+        if serve(app, sock, idle_exit=idle_exit, busy=lambda: service.running_job() is not None):
+            click.echo(idle_note(idle_exit), err=True)
+    finally:
+        service.close()
+        remove_server_file(settings)
+        with contextlib.suppress(OSError):
+            path.unlink()
+        click.echo(f"codeseam: keep-alive server (pid {os.getpid()}) stopped", err=True)
+
+
+def idle_note(idle_exit: float | None) -> str:
+    return f"codeseam: no request for {idle_exit:g} s and no indexing job: exiting"
+
+
+def _warm_up(service) -> None:
+    """Load the query embedder now, so that the first search does not wait for it."""
+    try:
+        service.session().embedder.embed_query("warm up")
+    except Exception as exc:  # noqa: BLE001 - the first search reports a real failure
+        import logging
+
+        logging.getLogger(__name__).info("warm-up failed: %s", exc)
+
+
+def bind_unix(path: Path) -> socket.socket:
+    """A listening unix socket at ``path`` (mode 0600, in a 0700 folder). A leftover socket file
+    is replaced: this process holds the index, so no live server uses it."""
+    from .keepalive import private_dir
+
+    private_dir(path.parent)
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old = os.umask(0o177)
+    try:
+        sock.bind(str(path))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    finally:
+        os.umask(old)
+    return sock
+
+
+@click.command("stop")
+def stop_cmd() -> None:
+    """Stop the server that holds the index: the keep-alive server the CLI started
+    (RAG_KEEPALIVE), or a `codeseam serve`. An indexing job in it stops at its next
+    file; the next `codeseam index` finishes it."""
+    from . import keepalive as ka
+    from .remote import live_server
+
+    settings = settings_from()
+    info = live_server(settings)
+    if info is None:
+        click.echo(f"no codeseam server holds {settings.resolved_milvus_uri}")
+        return
+    what = "keep-alive server" if info.keepalive else ("MCP server" if info.kind == "mcp" else "codeseam serve")
+    if info.kind != "http":
+        raise IndexBusyError(f"the index is held by an MCP server (`codeseam mcp`, pid {info.pid}) that an MCP "
+                             "client started", hint=f"end that client session, or `kill {info.pid}`")
+    if not ka.stop(settings, info):
+        raise IndexBusyError(f"the {what} (pid {info.pid}) did not stop within {ka.STOP_TIMEOUT:.0f} s",
+                             hint=f"`kill -9 {info.pid}` (the index stays consistent: the next run repairs it)")
+    click.echo(f"stopped the {what} (pid {info.pid})")
 
 
 def bind(host: str, port: int) -> socket.socket:

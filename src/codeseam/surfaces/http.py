@@ -5,11 +5,12 @@ Endpoints (OpenAPI at ``/openapi.json``, interactive docs at ``/docs``)::
     GET    /search?q=&repo=&path=&lang=&k=&mode=   hits, as `codeseam search --json`
     POST   /index   {"path", "repo_id"?}           202 + the background job
     GET    /jobs/{id}                              one job's progress or result
+    DELETE /jobs/{id}                              stop a running job (at its next file)
     GET    /status                                 the index (as `status --json`) + jobs
     POST   /ask     {"question", "repo"?, "k"?}    answer with checked citations
     GET    /repos/{id}                             every row of a repo (as `inspect --json`)
     DELETE /repos/{id}                             remove a repo
-    GET    /health                                 liveness
+    GET    /health                                 liveness (+ pid, the running job's id)
 
 Errors are JSON ``{"error", "hint", "type"}``, never a traceback: NotIndexedError 404,
 UnsafePathError 403, IndexBusyError and IndexMismatchError 409, ConfigError and invalid
@@ -18,13 +19,19 @@ parameters 422, a body over ``MAX_BODY_BYTES`` 413, LLMUnavailableError 503, LLM
 (DNS rebinding). With a token, every request (docs included) needs ``Authorization: Bearer
 <token>``. The /docs page loads Swagger UI from a CDN in the browser (FastAPI's default);
 /openapi.json is served from here.
+
+``serve(app, sock, idle_exit=S)`` stops the server after S seconds without a request while no
+indexing job runs (``codeseam serve --idle-exit``; the CLI's keep-alive server).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import secrets
-from typing import Any, Literal
+import threading
+import time
+from typing import Any, Callable, Literal
 
 from fastapi import Body, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -81,16 +88,20 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = MA
 
     app = FastAPI(title="codeseam", version=__version__,
                   description="Local code search with citations to exact lines.")
+    app.state.activity = Activity()
     app.add_middleware(BodyLimit, max_bytes=max_body)
     if token:
         app.add_middleware(BearerAuth, token=token)
     if loopback_only:
         app.add_middleware(LoopbackHost)
+    app.add_middleware(ActivityMiddleware, activity=app.state.activity)  # outermost: every request counts
     _handlers(app)
 
     @app.get("/health")
     def health() -> dict[str, Any]:
-        return {"ok": True, "version": __version__, "index_open": service.is_open}
+        running = service.running_job()
+        return {"ok": True, "version": __version__, "index_open": service.is_open, "pid": os.getpid(),
+                "job": running.id if running is not None else None}
 
     @app.get("/search")
     def search(q: str = Query(min_length=1, max_length=MAX_QUERY_CHARS, description="What to look for"),
@@ -107,6 +118,10 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = MA
     @app.get("/jobs/{job_id}")
     def job(job_id: str) -> dict[str, Any]:
         return service.job(job_id).to_json()
+
+    @app.delete("/jobs/{job_id}")
+    def cancel(job_id: str) -> dict[str, Any]:
+        return service.cancel(job_id).to_json()
 
     @app.get("/status")
     def status() -> dict[str, Any]:
@@ -209,6 +224,48 @@ class LoopbackHost:
         await self.app(scope, receive, send)
 
 
+class Activity:
+    """When the server last saw a request, and how many are in flight (for ``idle_exit``)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.in_flight = 0
+        self.last = time.monotonic()
+
+    def begin(self) -> None:
+        with self._lock:
+            self.in_flight += 1
+            self.last = time.monotonic()
+
+    def end(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+            self.last = time.monotonic()
+
+    def touch(self) -> None:
+        with self._lock:
+            self.last = time.monotonic()
+
+    def idle_for(self) -> float:
+        """Seconds since the last request ended (0 while one is in flight)."""
+        with self._lock:
+            return 0.0 if self.in_flight else time.monotonic() - self.last
+
+
+class ActivityMiddleware:
+    def __init__(self, app: Any, activity: Activity) -> None:
+        self.app, self.activity = app, activity
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        self.activity.begin()
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.activity.end()
+
+
 class BodyLimit:
     """Refuse request bodies over ``max_bytes`` with 413, declared or streamed."""
 
@@ -238,25 +295,45 @@ class BodyLimit:
         await self.app(scope, limited, send)
 
 
-def serve(app: FastAPI, sock: Any) -> None:
-    """Run ``app`` with uvicorn on an already bound, listening socket until SIGINT/SIGTERM.
+def serve(app: FastAPI, sock: Any, *, idle_exit: float | None = None,
+          busy: Callable[[], bool] | None = None) -> bool:
+    """Run ``app`` with uvicorn on an already bound, listening socket until SIGINT/SIGTERM, or
+    (``idle_exit``) until no request came for that many seconds while ``busy()`` (a running
+    indexing job) was false; the end of a job counts as activity. True when it stopped idle.
 
     uvicorn re-raises the signal that stopped it once it has shut down; SIGTERM becomes
     ``SystemExit(143)`` here so the caller's cleanup (server file, index) still runs."""
     import signal
-    import threading
 
     import uvicorn
 
     config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="off",
                             timeout_graceful_shutdown=10)
+    server = uvicorn.Server(config)
+    idled = threading.Event()
+    if idle_exit:
+        threading.Thread(target=_idle_watch, args=(server, app.state.activity, idle_exit, busy, idled),
+                         name="codeseam-idle-exit", daemon=True).start()
     main = threading.current_thread() is threading.main_thread()
     old = signal.signal(signal.SIGTERM, _exit_on_term) if main else None
     try:
-        uvicorn.Server(config).run(sockets=[sock])
+        server.run(sockets=[sock])
     finally:
         if main:
             signal.signal(signal.SIGTERM, old)
+    return idled.is_set()
+
+
+def _idle_watch(server: Any, activity: Activity, idle_exit: float, busy: Callable[[], bool] | None,
+                idled: threading.Event) -> None:
+    step = min(1.0, max(0.05, idle_exit / 4))
+    while not server.should_exit:
+        time.sleep(step)
+        if busy is not None and busy():
+            activity.touch()
+        elif activity.idle_for() >= idle_exit:
+            idled.set()
+            server.should_exit = True
 
 
 def _exit_on_term(signum: int, frame: Any) -> None:

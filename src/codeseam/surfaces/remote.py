@@ -18,11 +18,20 @@ through that server (:class:`RemoteIndex`, with ``RAG_SERVER_TOKEN`` when the se
 one) and returns the same records as the local call. When the holder is an MCP server, which
 cannot be reached, the ``IndexBusyError`` says so and what to do. A stale server file (its
 process gone) is ignored.
+
+When no server holds a Lite index and ``keepalive`` is above 0, ``call`` first starts a
+keep-alive server (``keepalive.py``: a ``codeseam serve --keepalive`` on a private unix
+socket, recorded with ``"keepalive"`` and ``"socket"`` in the server file) and goes through
+it; if that fails it says why on stderr and opens the index itself. ``index --rebuild``
+stops a keep-alive server and rebuilds here; a keep-alive server started with other settings
+is replaced when idle. A server that goes away between finding it and asking it (an idle
+exit) is retried: the request had not been served.
 """
 
 from __future__ import annotations
 
 import calendar
+import contextlib
 import json
 import logging
 import os
@@ -39,6 +48,7 @@ log = logging.getLogger(__name__)
 
 SUFFIX = ".server.json"
 POLL_SECONDS = 0.3
+FIRST_POLL_SECONDS = 0.02
 
 
 @dataclass(frozen=True)
@@ -49,6 +59,10 @@ class ServerInfo:
     token_required: bool = False
     started: float = 0.0
     path: str = ""  # the server file
+    socket: str = ""  # a unix socket to reach it by (keep-alive servers), else ``url``
+    keepalive: float = 0.0  # > 0: a keep-alive server that exits after this many idle seconds
+    log: str = ""  # its log file (keep-alive servers)
+    fingerprint: str = ""  # digest of the settings it serves with (keepalive.fingerprint)
 
 
 # -- the server file -------------------------------------------------------------------------
@@ -61,12 +75,15 @@ def server_file(settings: Settings) -> Path | None:
     return db.with_name(db.name + SUFFIX)
 
 
-def write_server_file(settings: Settings, kind: str, *, url: str = "", token_required: bool = False) -> Path | None:
+def write_server_file(settings: Settings, kind: str, *, url: str = "", token_required: bool = False,
+                      **extra: Any) -> Path | None:
+    """Record this process as the server of the index; ``extra``: socket, keepalive, log,
+    fingerprint (keep-alive servers)."""
     path = server_file(settings)
     if path is None:
         return None
     info = {"kind": kind, "pid": os.getpid(), "url": url, "token_required": token_required,
-            "started": time.time(), "index": settings.resolved_milvus_uri}
+            "started": time.time(), "index": settings.resolved_milvus_uri, **extra}
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -93,7 +110,9 @@ def read_server_file(settings: Settings) -> ServerInfo | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         return ServerInfo(str(data["kind"]), int(data["pid"]), str(data.get("url") or ""),
-                          bool(data.get("token_required")), float(data.get("started") or 0), str(path))
+                          bool(data.get("token_required")), float(data.get("started") or 0), str(path),
+                          str(data.get("socket") or ""), float(data.get("keepalive") or 0),
+                          str(data.get("log") or ""), str(data.get("fingerprint") or ""))
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -101,15 +120,26 @@ def read_server_file(settings: Settings) -> ServerInfo | None:
 def live_server(settings: Settings) -> ServerInfo | None:
     """The server that holds this index right now, or None (no file, or a stale one)."""
     info = read_server_file(settings)
-    if info is None or not _alive(info.pid):
+    if info is None or not alive(info.pid):
         return None
-    from ..store.lock import holder_of
-
-    holder = holder_of(Path(settings.resolved_milvus_uri).expanduser().resolve()) or {}
-    return info if holder.get("pid") == info.pid else None
+    return info if lock_holder(settings).get("pid") == info.pid else None
 
 
-def _alive(pid: int) -> bool:
+def lock_holder(settings: Settings) -> dict:
+    """What the holder of the index lock recorded (``store.lock.holder_of``; read here without
+    importing ``codeseam.store``, which a CLI call through a server never needs), or {}."""
+    db = Path(settings.resolved_milvus_uri).expanduser().resolve()
+    try:
+        with open(db.with_name(db.name + ".lock"), "rb") as fh:
+            data = fh.read(8192)
+        info = json.loads(data.decode("utf-8", "replace")) if data.strip() else {}
+    except (OSError, ValueError):
+        return {}
+    return info if isinstance(info, dict) else {}
+
+
+def alive(pid: int) -> bool:
+    """Is process ``pid`` running (a zombie, ended but not yet reaped, is not)?"""
     if pid <= 0:
         return False
     try:
@@ -118,29 +148,107 @@ def _alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True
-    return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[-1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True
+
+
+_alive = alive
 
 
 # -- routing the CLI ------------------------------------------------------------------------
 
+RETRIES = 2  # a server that went away (idle exit) between finding it and asking it
+
+
 def call(op: str, *args: Any, settings: Settings, **kwargs: Any) -> Any:
     """``api.<op>(*args, settings=settings, **kwargs)``, through the server that holds the index
-    when there is one (see the module docstring)."""
-    from .. import api
+    when there is one, starting a keep-alive server when allowed (see the module docstring)."""
+    from . import keepalive
 
-    info = live_server(settings)
-    if info is None or info.kind != "http":
+    for attempt in range(RETRIES + 1):
+        info = live_server(settings)
+        if info is not None and info.keepalive:
+            info = _fit_keepalive(settings, info, op, kwargs)
+        if info is None and keepalive.wanted(settings, op, kwargs):
+            info, why = keepalive.ensure(settings)
+            if why:
+                _say(f"codeseam: the keep-alive server did not start ({why}); opening the index directly")
+        if info is None or info.kind != "http":
+            from .. import api
+
+            try:
+                return getattr(api, op)(*args, settings=settings, **kwargs)
+            except IndexBusyError:
+                info = live_server(settings)  # a server may have started since
+                if info is None:
+                    raise
+                if info.kind != "http":
+                    raise mcp_busy_error(settings, info) from None
+        where = f"unix:{info.socket}" if info.socket else info.url
+        log.info("the index is held by the server at %s (pid %d): going through it", where, info.pid)
         try:
-            return getattr(api, op)(*args, settings=settings, **kwargs)
-        except IndexBusyError as exc:
-            info = live_server(settings)  # a server may have started since
-            if info is None:
+            with RemoteIndex(info, settings) as remote:
+                return getattr(remote, op)(*args, **kwargs)
+        except ServerGone:
+            if attempt == RETRIES or not keepalive.wait_gone(settings, info, 15.0):
                 raise
-            if info.kind != "http":
-                raise mcp_busy_error(settings, info) from None
-    log.info("the index is held by the server at %s (pid %d): going through it", info.url, info.pid)
-    with RemoteIndex(info, settings) as remote:
-        return getattr(remote, op)(*args, **kwargs)
+            log.info("the server (pid %d) went away before it answered; trying again", info.pid)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _fit_keepalive(settings: Settings, info: ServerInfo, op: str, kwargs: dict[str, Any]) -> ServerInfo | None:
+    """The keep-alive server ``info`` if it may serve this call; None once it was stopped
+    (``index --rebuild`` drops the index it holds; other settings, when it is idle)."""
+    from . import keepalive
+
+    if op == "index" and kwargs.get("rebuild") and not kwargs.get("dry_run"):
+        reason = "--rebuild drops the whole index"
+    elif info.fingerprint == keepalive.fingerprint(settings):
+        return info
+    elif _job_running(info, settings):
+        _say(f"codeseam: the keep-alive server (pid {info.pid}) runs an indexing job and was started "
+             "with other settings; its settings apply until it exits (`codeseam stop` ends it)")
+        return info
+    else:
+        reason = "it was started with other settings"
+    log.info("stopping the keep-alive server (pid %d): %s", info.pid, reason)
+    if not keepalive.stop(settings, info):
+        raise IndexBusyError(f"the keep-alive server (pid {info.pid}) holds the index and did not stop "
+                             f"({reason})", hint=f"`kill {info.pid}`, then retry")
+    return None
+
+
+def _job_running(info: ServerInfo, settings: Settings) -> bool:
+    import httpx
+
+    try:
+        with http_client(info, timeout=10.0) as http:
+            return bool(http.get("/health").json().get("job"))
+    except (httpx.HTTPError, ValueError):
+        return False
+
+
+def _say(message: str) -> None:
+    import click
+
+    click.echo(message, err=True)
+
+
+def http_client(info: ServerInfo, *, timeout: float, headers: dict[str, str] | None = None):
+    """An httpx client for the server ``info``: over its unix socket when it has one."""
+    import httpx
+
+    if info.socket:
+        return httpx.Client(base_url="http://localhost", transport=httpx.HTTPTransport(uds=info.socket),
+                            headers=headers, timeout=timeout, trust_env=False)
+    return httpx.Client(base_url=info.url, headers=headers, timeout=timeout, trust_env=False)
+
+
+class ServerGone(IndexBusyError):
+    """The server could not be reached, or hung up before it answered."""
 
 
 def mcp_busy_error(settings: Settings, info: ServerInfo) -> IndexBusyError:
@@ -172,7 +280,8 @@ class RemoteIndex:
                     hint="set RAG_SERVER_TOKEN to the server's token, or stop the server")
         if settings.server_token:
             headers["Authorization"] = f"Bearer {settings.server_token}"
-        self._http = httpx.Client(base_url=info.url, headers=headers, timeout=timeout, trust_env=False)
+        self._http = http_client(info, timeout=timeout, headers=headers)
+        self.where = f"unix:{info.socket}" if info.socket else info.url
 
     def close(self) -> None:
         self._http.close()
@@ -190,8 +299,9 @@ class RemoteIndex:
         try:
             response = self._http.request(method, url, **kw)
         except httpx.HTTPError as exc:
-            raise IndexBusyError(
-                f"the codeseam server at {self.info.url} (pid {self.info.pid}) holds the index but "
+            gone = isinstance(exc, (httpx.ConnectError, httpx.RemoteProtocolError))
+            raise (ServerGone if gone else IndexBusyError)(
+                f"the codeseam server at {self.where} (pid {self.info.pid}) holds the index but "
                 f"did not answer: {exc or type(exc).__name__}",
                 hint=f"check that it runs, or stop it (`kill {self.info.pid}`) and retry") from None
         try:
@@ -230,6 +340,8 @@ class RemoteIndex:
             data = self._request("POST", "/ask", json={"question": question, "repo": repo, "k": k},
                                  timeout=self.settings.llm_timeout * 4 + 60)
         except errors.LLMUnavailableError as exc:
+            if self.info.keepalive:  # started with this shell's settings: the message is the whole story
+                raise
             raise errors.LLMUnavailableError(
                 f"the codeseam server at {self.info.url} (pid {self.info.pid}), which holds the index, "
                 f"answers with its own settings: {exc.message}",
@@ -253,9 +365,23 @@ class RemoteIndex:
         return self._follow(job, progress)
 
     def _follow(self, job: dict[str, Any], progress: Callable[..., None] | None):
-        """Poll the job until it ends, feeding the CLI's progress callback; the run report."""
+        """Poll the job until it ends, feeding the CLI's progress callback; the run report.
+        Ctrl-C stops the job in the server too (at its next file; the next run finishes it)."""
+        try:
+            return self._poll(job, progress)
+        except KeyboardInterrupt:
+            from urllib.parse import quote
+
+            with contextlib.suppress(CodeseamError):
+                self._request("DELETE", f"/jobs/{quote(job['id'], safe='')}", timeout=10.0)
+                log.warning("stopped the indexing job %s in the server (pid %d); the next run finishes "
+                            "what it left", job["id"], self.info.pid)
+            raise
+
+    def _poll(self, job: dict[str, Any], progress: Callable[..., None] | None):
         progress = progress or (lambda event, **f: None)
         total_sent, embedded = False, 0
+        pause = FIRST_POLL_SECONDS  # short first: a no-op re-sync takes ~0.2 s in the server
         while True:
             if job.get("files_total") is not None and not total_sent:
                 progress("files", total=job["files_total"])
@@ -267,7 +393,8 @@ class RemoteIndex:
                 embedded = job["chunks_embedded"]
             if job.get("state") != "running":
                 break
-            time.sleep(POLL_SECONDS)
+            time.sleep(pause)
+            pause = min(POLL_SECONDS, pause * 1.5)
             job = self._request("GET", f"/jobs/{job['id']}")
         if job["state"] != "done":
             raise FatalError(f"indexing through the server failed: {job.get('error')}", hint=job.get("hint"))
@@ -294,6 +421,11 @@ class RemoteService:
     def start_index(self, path: str, repo_id: str | None = None):
         # relative to this server's folder; the HTTP server resolves and checks it
         full = path if os.path.isabs(os.path.expanduser(path)) else os.path.join(self.cwd, path)
+        if self.info.keepalive:  # it trusts its socket's paths: check this server's allowed roots here
+            from ..safety import AllowedRoots, check_index_path
+
+            roots = AllowedRoots.build(self.settings.allowed_roots, [r.root for r in self.status().repos], self.cwd)
+            full = str(check_index_path(full, roots, cwd=self.cwd))
         return _job(self._remote._request("POST", "/index", json={"path": full, "repo_id": repo_id}))
 
     def job(self, job_id: str):

@@ -1,0 +1,343 @@
+"""The keep-alive owner of a Milvus Lite index, started by the CLI when it needs one.
+
+Opening a Milvus Lite file *loads* it into the Lite server process: about 1.5 s at 10k chunks
+and 14 s at 100k (bench/results/store.md). So a CLI command that opens the file itself pays
+that on every call. Instead, when ``keepalive`` (``RAG_KEEPALIVE``, seconds) is above 0 and
+the index is a Lite file, a CLI command that reads or writes the index and finds no server
+holding it starts one in the background and goes through it (``remote.call``)::
+
+    codeseam -v serve --keepalive --idle-exit <keepalive>      # detached, its own session
+
+That server
+
+- holds the index like ``codeseam serve`` and records itself in the server file next to the
+  index (``index.db.server.json``, with ``"keepalive"``, ``"socket"``, ``"log"``);
+- listens on a **unix socket in a private folder** (mode 0700; ``socket_path``), not on a TCP
+  port: only this user's processes can reach it, so it needs no token, no other local user can
+  read the index through it, and it works where loopback networking is off (a sandbox, a
+  network namespace); paths it is asked to index are trusted like the CLI's own (the MCP skin
+  checks its allowed roots itself before it forwards a path);
+- logs to ``<index file>.keepalive.log`` (``log_path``);
+- exits on its own after ``keepalive`` seconds without a request and without a running
+  indexing job (``serve --idle-exit``); ``codeseam stop`` ends it at once, ``codeseam status``
+  shows it.
+
+Two CLI calls that race to start it take turns on a spawn lock (``<index>.spawn.lock``): the
+first starts the server, the second finds it once the lock is free. If the server does not
+come up (``SPAWN_TIMEOUT``), the CLI stops what it started, says why on stderr and opens the
+index itself. A server started with other settings than the calling CLI's (``fingerprint``)
+is replaced when it is idle. Nothing here is imported by ``codeseam --help``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import fcntl
+import hashlib
+import json
+import logging
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterator
+
+from ..settings import Settings
+from .remote import ServerInfo, alive, http_client, live_server, lock_holder, read_server_file
+
+if TYPE_CHECKING:  # pragma: no cover
+    import subprocess
+
+log = logging.getLogger(__name__)
+
+# Ops of ``remote.call`` that may start a server (an existing index, or `index` creating one).
+OPS = frozenset({"search", "status", "ask", "index", "remove", "inspect"})
+SPAWN_TIMEOUT = 120.0  # s: a 100k-chunk index loads in ~15 s here; a busy machine takes longer
+STOP_TIMEOUT = 40.0  # s: a stopping server finishes the request at hand, stops a job at its next file
+LOG_MAX_BYTES = 1 << 20  # the log is rotated to <log>.1 past this size when a server starts
+UNIX_PATH_MAX = 100  # sun_path holds 108 bytes on Linux (104 on macOS); keep a margin
+# Settings that do not change what the server answers: the keep-alive server trusts its own
+# socket's paths (allowed_roots) and needs no token; how long it lives is its own business.
+UNFINGERPRINTED = frozenset({"keepalive", "server_token", "allowed_roots"})
+
+
+class SpawnFailed(Exception):
+    """The keep-alive server did not come up; the message says why."""
+
+
+# -- where things live -----------------------------------------------------------------------
+
+def db_path(settings: Settings) -> Path:
+    return Path(settings.resolved_milvus_uri).expanduser().resolve()
+
+
+def log_path(settings: Settings) -> Path:
+    db = db_path(settings)
+    return db.with_name(db.name + ".keepalive.log")
+
+
+def spawn_lock_path(settings: Settings) -> Path:
+    db = db_path(settings)
+    return db.with_name(db.name + ".spawn.lock")
+
+
+def socket_path(settings: Settings) -> Path:
+    """The server's unix socket: ``<index dir>/.codeseam-run/<index>.sock`` (a 0700 folder), or
+    under ``$TMPDIR/codeseam-<uid>/`` when that path is too long for a unix socket."""
+    db = db_path(settings)
+    near = db.parent / ".codeseam-run" / f"{db.name}.sock"
+    if len(os.fsencode(near)) <= UNIX_PATH_MAX:
+        return near
+    import tempfile
+
+    digest = hashlib.sha256(os.fsencode(db)).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"codeseam-{os.getuid()}" / f"{digest}.sock"
+
+
+def private_dir(path: Path) -> Path:
+    """Create ``path`` (mode 0700) or check that an existing one is ours and private."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    st = path.lstat()
+    if not path.is_dir() or path.is_symlink() or st.st_uid != os.getuid():
+        raise OSError(f"refusing to use {path} for the keep-alive socket: not a folder owned by this user")
+    if st.st_mode & 0o077:
+        os.chmod(path, 0o700)
+    return path
+
+
+# -- settings ----------------------------------------------------------------------------------
+
+def enabled(settings: Settings) -> bool:
+    return settings.keepalive > 0 and settings.is_lite
+
+
+def wanted(settings: Settings, op: str, kwargs: dict[str, Any]) -> bool:
+    """Should ``remote.call(op, ...)`` start a keep-alive server when none holds the index?
+    Not for a dry run or a rebuild (they run here), not to read an index that does not exist
+    (the direct path says "nothing indexed yet" without creating one)."""
+    if not enabled(settings) or op not in OPS:
+        return False
+    if op == "index":
+        return not kwargs.get("dry_run") and not kwargs.get("rebuild")
+    return db_path(settings).exists()
+
+
+def fingerprint(settings: Settings) -> str:
+    """A digest of the settings that decide what a server answers (secrets included, so a
+    changed key counts; only the digest is written down)."""
+    values = {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)
+              if f.name not in UNFINGERPRINTED}
+    values["data_path"] = str(settings.data_path)
+    blob = json.dumps(values, sort_keys=True, default=str).encode()
+    return hashlib.sha256(blob).hexdigest()[:24]
+
+
+def server_env(settings: Settings) -> dict[str, str]:
+    """This process's environment plus every setting as ``RAG_*``, so that the server's
+    settings equal the caller's, CLI flags and config file included."""
+    env = dict(os.environ)
+    for f in dataclasses.fields(settings):
+        value = getattr(settings, f.name)
+        if isinstance(value, bool):
+            text = "on" if value else "off"
+        elif isinstance(value, tuple):
+            text = ",".join(value)
+        else:
+            text = str(value)
+        env["RAG_" + f.name.upper()] = text
+    env.setdefault("HF_HUB_OFFLINE", "1")
+    env.setdefault("TRANSFORMERS_OFFLINE", "1")
+    return env
+
+
+# -- starting one -----------------------------------------------------------------------------
+
+def ensure(settings: Settings, *, timeout: float = SPAWN_TIMEOUT) -> tuple[ServerInfo | None, str]:
+    """The server that holds the index, starting a keep-alive one if none does.
+
+    Returns ``(info, "")``, or ``(None, why)`` when the caller should open the index itself;
+    ``why`` is empty when that is simply right (another process, not a server, holds the
+    index: the direct path names it)."""
+    info = live_server(settings)
+    if info is not None:
+        return info, ""
+    try:
+        with spawn_lock(spawn_lock_path(settings), timeout):
+            info = live_server(settings)  # the process that held the spawn lock started one
+            if info is not None:
+                return info, ""
+            if held_by_another(settings):
+                return None, ""
+            proc = spawn(settings)
+            try:
+                return wait_ready(settings, proc, time.monotonic() + timeout), ""
+            except SpawnFailed as exc:
+                terminate(proc)
+                return None, str(exc)
+    except TimeoutError:
+        return None, f"another codeseam process has been starting it for over {timeout:.0f} s"
+    except OSError as exc:
+        return None, f"cannot start it: {exc.strerror or exc}"
+
+
+@contextlib.contextmanager
+def spawn_lock(path: Path, timeout: float) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise TimeoutError(str(path)) from None
+                time.sleep(0.05)
+        yield
+    finally:
+        os.close(fd)  # closing drops the lock
+
+
+def held_by_another(settings: Settings) -> bool:
+    """Does a live process hold the index lock (a CLI run, an indexer, a closing server)?"""
+    pid = lock_holder(settings).get("pid")
+    return isinstance(pid, int) and pid != os.getpid() and alive(pid)
+
+
+def spawn(settings: Settings) -> "subprocess.Popen":
+    """Start ``codeseam serve --keepalive`` detached (own session, stdio to the log file)."""
+    import subprocess
+
+    path = log_path(settings)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(OSError):
+        if path.stat().st_size > LOG_MAX_BYTES:
+            os.replace(path, path.with_name(path.name + ".1"))
+    cmd = [sys.executable, "-m", "codeseam.surfaces.cli", "-v", "serve", "--keepalive",
+           "--idle-exit", f"{settings.keepalive:g}"]
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+        os.write(fd, f"--- {stamp} keep-alive server started by pid {os.getpid()}\n".encode())
+        proc = subprocess.Popen(cmd, env=server_env(settings), cwd=str(db_path(settings).parent),
+                                stdin=subprocess.DEVNULL, stdout=fd, stderr=fd, start_new_session=True,
+                                close_fds=True)
+    finally:
+        os.close(fd)
+    log.info("started a keep-alive server for %s (pid %d, idle exit after %g s, log %s)",
+             settings.resolved_milvus_uri, proc.pid, settings.keepalive, path)
+    return proc
+
+
+def wait_ready(settings: Settings, proc: "subprocess.Popen", deadline: float) -> ServerInfo:
+    """Wait until ``proc`` has written the server file and answers ``/health``."""
+    started = time.monotonic()
+    while True:
+        info = read_server_file(settings)
+        if info is not None and info.pid == proc.pid and healthy(info):
+            proc.returncode = 0  # detached: this process never waits for it (no ResourceWarning)
+            return info
+        code = proc.poll()
+        if code is not None:
+            raise SpawnFailed(f"it exited with code {code}: {last_error(log_path(settings))}")
+        if time.monotonic() > deadline:
+            raise SpawnFailed(f"it did not answer within {time.monotonic() - started:.0f} s "
+                              f"(log: {log_path(settings)})")
+        time.sleep(0.02)
+
+
+def healthy(info: ServerInfo, timeout: float = 5.0) -> bool:
+    import httpx
+
+    try:
+        with http_client(info, timeout=timeout) as http:
+            return http.get("/health").status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def last_error(path: Path) -> str:
+    """The last ``error:`` line (and its hint) of the server log, or its last line."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(max(0, fh.seek(0, os.SEEK_END) - 4096))
+            lines = fh.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return "no log"
+    for i in range(len(lines) - 1, -1, -1):
+        if lines[i].startswith("error: "):
+            return " ".join(x.strip() for x in lines[i:i + 2])[7:]
+    return (lines[-1].strip() if lines else "") or "no output"
+
+
+def terminate(proc: "subprocess.Popen", timeout: float = 10.0) -> None:
+    import subprocess
+
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout)
+
+
+# -- stopping one ------------------------------------------------------------------------------
+
+def stop(settings: Settings, info: ServerInfo, *, timeout: float = STOP_TIMEOUT) -> bool:
+    """SIGTERM the server ``info`` and wait until it no longer holds the index."""
+    try:
+        os.kill(info.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return True
+    return wait_gone(settings, info, timeout)
+
+
+def wait_gone(settings: Settings, info: ServerInfo, timeout: float) -> bool:
+    """Wait until the server ``info`` is gone: its process ended, or it released the index and
+    removed its server file (a stopping server closes the index first, then the file)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not alive(info.pid):
+            return True
+        holder = lock_holder(settings)
+        current = read_server_file(settings)
+        if holder.get("pid") != info.pid and (current is None or current.pid != info.pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def describe(info: ServerInfo) -> dict[str, Any]:
+    """The server that holds the index, for `codeseam status` (JSON-ready)."""
+    return {"kind": "keep-alive" if info.keepalive else ("mcp" if info.kind == "mcp" else "serve"),
+            "pid": info.pid, "url": info.url if not info.socket else f"unix:{info.socket}",
+            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(info.started)) if info.started else None,
+            "idle_exit_seconds": info.keepalive or None, "log": info.log or None}
+
+
+def status_line(info: ServerInfo) -> str:
+    d = describe(info)
+    since = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.started)) if info.started else "?"
+    if info.keepalive:
+        return (f"server:    keep-alive pid {info.pid} since {since} on {d['url']}; exits after "
+                f"{info.keepalive:g} s idle, `codeseam stop` ends it now (log {info.log})")
+    if info.kind == "mcp":
+        return f"server:    codeseam mcp pid {info.pid} since {since} (stdio)"
+    return f"server:    codeseam serve pid {info.pid} since {since} at {info.url}"
+
+
+def server_status(settings: Settings) -> tuple[dict[str, Any] | None, str]:
+    """``(JSON, line)`` about the server holding the index, for `codeseam status`."""
+    info = live_server(settings)
+    if info is not None:
+        return describe(info), status_line(info)
+    if not settings.is_lite:
+        return None, "server:    none (a Milvus server: every command connects to it)"
+    mode = (f"the next command starts a keep-alive server ({settings.keepalive:g} s idle exit)"
+            if settings.keepalive > 0 else "keep-alive off (RAG_KEEPALIVE=0): each command opens the index")
+    return None, f"server:    none; {mode}"
