@@ -7,7 +7,6 @@ import contextlib
 import os
 import socket
 import threading
-from pathlib import Path
 
 import click
 
@@ -95,6 +94,8 @@ def serve_keepalive(settings, idle_exit: float) -> None:
     from .http import create_app, serve
     from .remote import remove_server_file, write_server_file
 
+    from .daemon import bind_unix
+
     if not settings.is_lite:
         raise ConfigError("a keep-alive server serves a Milvus Lite index only",
                           hint="with a Milvus server (RAG_MILVUS_URI) every command connects to it directly")
@@ -132,27 +133,6 @@ def _warm_up(service) -> None:
         import logging
 
         logging.getLogger(__name__).info("warm-up failed: %s", exc)
-
-
-def bind_unix(path: Path) -> socket.socket:
-    """A listening unix socket at ``path`` (mode 0600, in a 0700 folder). A leftover socket file
-    is replaced: this process holds the index, so no live server uses it."""
-    from .keepalive import private_dir
-
-    private_dir(path.parent)
-    with contextlib.suppress(FileNotFoundError):
-        path.unlink()
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    old = os.umask(0o177)
-    try:
-        sock.bind(str(path))
-        sock.listen(128)
-    except OSError:
-        sock.close()
-        raise
-    finally:
-        os.umask(old)
-    return sock
 
 
 @click.command("stop")

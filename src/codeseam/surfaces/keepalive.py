@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import fcntl
 import hashlib
 import json
 import logging
@@ -42,9 +41,11 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
+from ..errors import IndexBusyError
 from ..settings import Settings
+from . import daemon
 from .remote import ServerInfo, alive, http_client, live_server, lock_holder, read_server_file
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -94,17 +95,6 @@ def socket_path(settings: Settings) -> Path:
 
     digest = hashlib.sha256(os.fsencode(db)).hexdigest()[:16]
     return Path(tempfile.gettempdir()) / f"codeseam-{os.getuid()}" / f"{digest}.sock"
-
-
-def private_dir(path: Path) -> Path:
-    """Create ``path`` (mode 0700) or check that an existing one is ours and private."""
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    st = path.lstat()
-    if not path.is_dir() or path.is_symlink() or st.st_uid != os.getuid():
-        raise OSError(f"refusing to use {path} for the keep-alive socket: not a folder owned by this user")
-    if st.st_mode & 0o077:
-        os.chmod(path, 0o700)
-    return path
 
 
 # -- settings ----------------------------------------------------------------------------------
@@ -164,7 +154,7 @@ def ensure(settings: Settings, *, timeout: float = SPAWN_TIMEOUT) -> tuple[Serve
     if info is not None:
         return info, ""
     try:
-        with spawn_lock(spawn_lock_path(settings), timeout):
+        with daemon.file_lock(spawn_lock_path(settings), timeout):
             info = live_server(settings)  # the process that held the spawn lock started one
             if info is not None:
                 return info, ""
@@ -174,31 +164,12 @@ def ensure(settings: Settings, *, timeout: float = SPAWN_TIMEOUT) -> tuple[Serve
             try:
                 return wait_ready(settings, proc, time.monotonic() + timeout), ""
             except SpawnFailed as exc:
-                terminate(proc)
+                daemon.terminate(proc)
                 return None, str(exc)
     except TimeoutError:
         return None, f"another codeseam process has been starting it for over {timeout:.0f} s"
     except OSError as exc:
         return None, f"cannot start it: {exc.strerror or exc}"
-
-
-@contextlib.contextmanager
-def spawn_lock(path: Path, timeout: float) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise TimeoutError(str(path)) from None
-                time.sleep(0.05)
-        yield
-    finally:
-        os.close(fd)  # closing drops the lock
 
 
 def held_by_another(settings: Settings) -> bool:
@@ -242,7 +213,7 @@ def wait_ready(settings: Settings, proc: "subprocess.Popen", deadline: float) ->
             return info
         code = proc.poll()
         if code is not None:
-            raise SpawnFailed(f"it exited with code {code}: {last_error(log_path(settings))}")
+            raise SpawnFailed(f"it exited with code {code}: {daemon.last_error(log_path(settings))}")
         if time.monotonic() > deadline:
             raise SpawnFailed(f"it did not answer within {time.monotonic() - started:.0f} s "
                               f"(log: {log_path(settings)})")
@@ -259,31 +230,42 @@ def healthy(info: ServerInfo, timeout: float = 5.0) -> bool:
         return False
 
 
-def last_error(path: Path) -> str:
-    """The last ``error:`` line (and its hint) of the server log, or its last line."""
+# -- serving a call ------------------------------------------------------------------------------
+
+def fit(settings: Settings, info: ServerInfo, op: str, kwargs: dict[str, Any]) -> ServerInfo | None:
+    """The keep-alive server ``info`` if it may serve this call; None once it was stopped
+    (``index --rebuild`` drops the index it holds; other settings, when it is idle)."""
+    if op == "index" and kwargs.get("rebuild") and not kwargs.get("dry_run"):
+        reason = "--rebuild drops the whole index"
+    elif info.fingerprint == fingerprint(settings):
+        return info
+    elif job_running(info, settings):
+        say(f"codeseam: the keep-alive server (pid {info.pid}) runs an indexing job and was started "
+             "with other settings; its settings apply until it exits (`codeseam stop` ends it)")
+        return info
+    else:
+        reason = "it was started with other settings"
+    log.info("stopping the keep-alive server (pid %d): %s", info.pid, reason)
+    if not stop(settings, info):
+        raise IndexBusyError(f"the keep-alive server (pid {info.pid}) holds the index and did not stop "
+                             f"({reason})", hint=f"`kill {info.pid}`, then retry")
+    return None
+
+
+def job_running(info: ServerInfo, settings: Settings) -> bool:
+    import httpx
+
     try:
-        with open(path, "rb") as fh:
-            fh.seek(max(0, fh.seek(0, os.SEEK_END) - 4096))
-            lines = fh.read().decode("utf-8", "replace").splitlines()
-    except OSError:
-        return "no log"
-    for i in range(len(lines) - 1, -1, -1):
-        if lines[i].startswith("error: "):
-            return " ".join(x.strip() for x in lines[i:i + 2])[7:]
-    return (lines[-1].strip() if lines else "") or "no output"
+        with http_client(info, timeout=10.0) as http:
+            return bool(http.get("/health").json().get("job"))
+    except (httpx.HTTPError, ValueError):
+        return False
 
 
-def terminate(proc: "subprocess.Popen", timeout: float = 10.0) -> None:
-    import subprocess
+def say(message: str) -> None:
+    import click
 
-    if proc.poll() is not None:
-        return
-    proc.terminate()
-    try:
-        proc.wait(timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout)
+    click.echo(message, err=True)
 
 
 # -- stopping one ------------------------------------------------------------------------------

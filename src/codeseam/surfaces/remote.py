@@ -20,12 +20,8 @@ cannot be reached, the ``IndexBusyError`` says so and what to do. A stale server
 process gone) is ignored.
 
 When no server holds a Lite index and ``keepalive`` is above 0, ``call`` first starts a
-keep-alive server (``keepalive.py``: a ``codeseam serve --keepalive`` on a private unix
-socket, recorded with ``"keepalive"`` and ``"socket"`` in the server file) and goes through
-it; if that fails it says why on stderr and opens the index itself. ``index --rebuild``
-stops a keep-alive server and rebuilds here; a keep-alive server started with other settings
-is replaced when idle. A server that goes away between finding it and asking it (an idle
-exit) is retried: the request had not been served.
+keep-alive server (``keepalive.py``; it has ``"keepalive"`` and ``"socket"`` in the server
+file) and goes through it. A server gone before it answered (an idle exit) is retried.
 """
 
 from __future__ import annotations
@@ -43,6 +39,7 @@ from typing import Any, Callable
 from .. import errors
 from ..errors import CodeseamError, ConfigError, FatalError, IndexBusyError
 from ..settings import Settings
+from . import daemon
 
 log = logging.getLogger(__name__)
 
@@ -126,36 +123,11 @@ def live_server(settings: Settings) -> ServerInfo | None:
 
 
 def lock_holder(settings: Settings) -> dict:
-    """What the holder of the index lock recorded (``store.lock.holder_of``; read here without
-    importing ``codeseam.store``, which a CLI call through a server never needs), or {}."""
-    db = Path(settings.resolved_milvus_uri).expanduser().resolve()
-    try:
-        with open(db.with_name(db.name + ".lock"), "rb") as fh:
-            data = fh.read(8192)
-        info = json.loads(data.decode("utf-8", "replace")) if data.strip() else {}
-    except (OSError, ValueError):
-        return {}
-    return info if isinstance(info, dict) else {}
+    """What the holder of this index's lock recorded ({} when nobody holds it)."""
+    return daemon.lock_holder(Path(settings.resolved_milvus_uri).expanduser().resolve())
 
 
-def alive(pid: int) -> bool:
-    """Is process ``pid`` running (a zombie, ended but not yet reaped, is not)?"""
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            return fh.read().rsplit(b")", 1)[-1].split()[0] != b"Z"
-    except (OSError, IndexError):
-        return True
-
-
-_alive = alive
+alive = _alive = daemon.alive
 
 
 # -- routing the CLI ------------------------------------------------------------------------
@@ -171,11 +143,11 @@ def call(op: str, *args: Any, settings: Settings, **kwargs: Any) -> Any:
     for attempt in range(RETRIES + 1):
         info = live_server(settings)
         if info is not None and info.keepalive:
-            info = _fit_keepalive(settings, info, op, kwargs)
+            info = keepalive.fit(settings, info, op, kwargs)
         if info is None and keepalive.wanted(settings, op, kwargs):
             info, why = keepalive.ensure(settings)
             if why:
-                _say(f"codeseam: the keep-alive server did not start ({why}); opening the index directly")
+                keepalive.say(f"codeseam: the keep-alive server did not start ({why}); opening the index directly")
         if info is None or info.kind != "http":
             from .. import api
 
@@ -199,52 +171,9 @@ def call(op: str, *args: Any, settings: Settings, **kwargs: Any) -> Any:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _fit_keepalive(settings: Settings, info: ServerInfo, op: str, kwargs: dict[str, Any]) -> ServerInfo | None:
-    """The keep-alive server ``info`` if it may serve this call; None once it was stopped
-    (``index --rebuild`` drops the index it holds; other settings, when it is idle)."""
-    from . import keepalive
-
-    if op == "index" and kwargs.get("rebuild") and not kwargs.get("dry_run"):
-        reason = "--rebuild drops the whole index"
-    elif info.fingerprint == keepalive.fingerprint(settings):
-        return info
-    elif _job_running(info, settings):
-        _say(f"codeseam: the keep-alive server (pid {info.pid}) runs an indexing job and was started "
-             "with other settings; its settings apply until it exits (`codeseam stop` ends it)")
-        return info
-    else:
-        reason = "it was started with other settings"
-    log.info("stopping the keep-alive server (pid %d): %s", info.pid, reason)
-    if not keepalive.stop(settings, info):
-        raise IndexBusyError(f"the keep-alive server (pid {info.pid}) holds the index and did not stop "
-                             f"({reason})", hint=f"`kill {info.pid}`, then retry")
-    return None
-
-
-def _job_running(info: ServerInfo, settings: Settings) -> bool:
-    import httpx
-
-    try:
-        with http_client(info, timeout=10.0) as http:
-            return bool(http.get("/health").json().get("job"))
-    except (httpx.HTTPError, ValueError):
-        return False
-
-
-def _say(message: str) -> None:
-    import click
-
-    click.echo(message, err=True)
-
-
 def http_client(info: ServerInfo, *, timeout: float, headers: dict[str, str] | None = None):
     """An httpx client for the server ``info``: over its unix socket when it has one."""
-    import httpx
-
-    if info.socket:
-        return httpx.Client(base_url="http://localhost", transport=httpx.HTTPTransport(uds=info.socket),
-                            headers=headers, timeout=timeout, trust_env=False)
-    return httpx.Client(base_url=info.url, headers=headers, timeout=timeout, trust_env=False)
+    return daemon.http_client(info.url, info.socket, timeout=timeout, headers=headers)
 
 
 class ServerGone(IndexBusyError):
