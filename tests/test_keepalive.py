@@ -235,8 +235,8 @@ def test_search_through_the_server_imports_no_heavy_module(box):
     assert json.loads(last) == []
 
 
-def test_mcp_through_a_keepalive_server_keeps_its_own_allowed_roots(box, tmp_path):
-    cli(box, "search", "retry")
+def test_mcp_through_a_keepalive_server_keeps_its_allowed_roots_and_the_server_alive(box, tmp_path):
+    cli(box, "search", "retry", RAG_KEEPALIVE="1.5")
     info = live(box)
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -249,8 +249,31 @@ def test_mcp_through_a_keepalive_server_keeps_its_own_allowed_roots(box, tmp_pat
         while svc.job(job.id).state == "running" and time.monotonic() < deadline:
             time.sleep(0.1)
         assert svc.job(job.id).state == "done"
+        time.sleep(4)  # idle for longer than its idle exit, but the MCP session pings it
+        assert remote.alive(info.pid)
     finally:
         svc.close()
+    assert wait_dead(info.pid, 20)  # once the session ends it idles out
+
+
+def test_an_explicit_serve_takes_over_from_a_keepalive_server(box):
+    cli(box, "search", "retry")
+    old = live(box)
+    proc = subprocess.Popen([*CLI, "serve", "--port", "0"], cwd=box["work"], env=box["env"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    box["pids"].add(proc.pid)
+    try:
+        deadline = time.monotonic() + 60
+        while (info := remote.live_server(box["settings"])) is None or info.pid != proc.pid:
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+            time.sleep(0.05)
+        assert not info.keepalive and info.url.startswith("http://127.0.0.1:") and not remote.alive(old.pid)
+        res = cli(box, "-v", "search", "compute_retry_delay", "--json")
+        assert through_pid(res.stderr) == proc.pid and hits(res)[0][3] == "compute_retry_delay"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert f"stopping the keep-alive server (pid {old.pid})" in proc.stderr.read()
 
 
 def test_serve_idle_exit_waits_for_a_running_job_and_delete_stops_it(box):

@@ -59,6 +59,12 @@ def serve_cmd(host: str, port: int, allow_remote: bool, token: str | None, idle_
     if keepalive:
         return serve_keepalive(settings, idle_exit or settings.keepalive or 600.0)
     check_bind(host, allow_remote=allow_remote, token=settings.server_token)
+    holder = live_server(settings)
+    if holder is not None and holder.keepalive:  # the CLI's own server: this one takes over
+        from .keepalive import stop
+
+        click.echo(f"codeseam: stopping the keep-alive server (pid {holder.pid}) that holds the index", err=True)
+        stop(settings, holder)
     service = Service(settings)
     try:
         service.open()

@@ -333,18 +333,31 @@ class RemoteIndex:
 class RemoteService:
     """What the MCP skin needs from a :class:`~codeseam.service.Service`, served by a running
     ``codeseam serve``: so that ``codeseam mcp`` started while the HTTP server holds the index
-    goes through it too (jobs, safety checks and settings are the HTTP server's)."""
+    goes through it too (jobs, safety checks and settings are the HTTP server's). A keep-alive
+    server is pinged while this session lasts, so that it does not idle out under it."""
 
     def __init__(self, info: ServerInfo, settings: Settings, *, cwd: str | None = None) -> None:
+        import threading
+
         self.info, self.settings = info, settings
         self.cwd = cwd or os.getcwd()
         self._remote = RemoteIndex(info, settings)
         self.llm_configured = bool(self._remote._request("GET", "/status").get("llm"))
+        self._closed = threading.Event()
+        if info.keepalive:
+            threading.Thread(target=self._heartbeat, name="codeseam-heartbeat", daemon=True).start()
+
+    def _heartbeat(self) -> None:
+        every = max(0.2, min(60.0, self.info.keepalive / 3))
+        while not self._closed.wait(every):
+            with contextlib.suppress(CodeseamError):
+                self._remote._request("GET", "/health", timeout=10.0)
 
     def open(self) -> "RemoteService":
         return self
 
     def close(self, timeout: float = 0.0) -> None:
+        self._closed.set()
         self._remote.close()
 
     def start_index(self, path: str, repo_id: str | None = None):
