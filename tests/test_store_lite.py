@@ -149,3 +149,23 @@ def test_pymilvus_own_lite_path_is_the_fallback(tmp_path, monkeypatch):
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_lite_server_starts_without_home(tmp_path):
+    """MCP clients may start codeseam with a minimal environment: no HOME."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "from codeseam.settings import load_settings\n"
+        "from codeseam.store import Store, IndexMeta\n"
+        f"s = load_settings({{'data_dir': {str(tmp_path)!r}}}, env={{}})\n"
+        "st = Store.open(s, expect=IndexMeta('fake:4', 4, 'ast:x', 2), create=True)\n"
+        "print(sorted(st.repo_records()))\n"
+        "st.close()\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "HOME"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "[]"

@@ -77,6 +77,9 @@ class LiteServer:
         env = {k: v for k, v in os.environ.items() if k not in ("LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH")}
         old = os.environ.get("LD_LIBRARY_PATH", "")
         env["LD_LIBRARY_PATH"] = env["DYLD_LIBRARY_PATH"] = f"{lib}:{old}" if old else lib
+        # the binary aborts ("basic_string: construction from null") when HOME is unset, as it
+        # is under MCP clients that start servers with a minimal environment
+        env.setdefault("HOME", str(db_path.parent))
         self._log: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - read on failure
         args = [str(binary), str(db_path), f"unix:{self.socket}", os.environ.get("LOG_LEVEL", "ERROR"),
                 str(lock_path)]
