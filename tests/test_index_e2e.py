@@ -165,3 +165,17 @@ def test_same_repo_id_other_root_is_refused(repo: Path, settings, tmp_path: Path
     with pytest.raises(ConfigError, match="--repo-id"):
         api.index(other, settings=settings)
     assert api.index(other, repo_id="proj2", settings=settings).files_indexed == 1
+
+
+def test_search_of_a_repo_without_chunks(tmp_path: Path, settings, capfd):
+    """An index whose repos hold no chunks (only empty files) answers with no hits, not a
+    Milvus error (BM25 cannot score an empty collection), and logs nothing to stderr."""
+    root = tmp_path / "empty"
+    root.mkdir()
+    (root / "a.py").write_text("")
+    report = api.index(root, settings=settings)
+    assert report.files_indexed == 1 and report.chunks_written == 0
+    for mode in ("hybrid", "bm25", "dense"):
+        result = api.search("hello", settings=settings, mode=mode)
+        assert result.hits == () and result.weak
+    assert "ERROR" not in capfd.readouterr().err

@@ -86,7 +86,10 @@ def import_pymilvus() -> Any:
     from ._imports import import_pymilvus as _import
 
     module = _import()
-    logging.getLogger("pymilvus").setLevel(logging.CRITICAL)  # its failures reach users as StoreError
+    # its failures reach users as StoreError; pymilvus gives some of its loggers their own
+    # level and handler, so quiet each of them, not only the parent
+    for name in [n for n in logging.root.manager.loggerDict if n.startswith("pymilvus")] + ["pymilvus"]:
+        logging.getLogger(name).setLevel(logging.CRITICAL)
     return module
 
 

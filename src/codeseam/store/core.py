@@ -15,7 +15,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from ..errors import ConfigError, NotIndexedError
+from ..errors import ConfigError, NotIndexedError, StoreError
 from ..records import content_hash
 from ..settings import Settings
 from . import schema as sch
@@ -290,7 +290,14 @@ class Store:
             return self._m.call("search (BM25)", "search", self.names.chunks, data=[query_text],
                                 anns_field="sparse", filter=expr, limit=limit,
                                 output_fields=list(sch.CHUNK_FIELDS), search_params={"metric_type": "BM25"})[0]
-        return self._search(filters, k, run)
+        try:
+            return self._search(filters, k, run)
+        except StoreError:
+            # Milvus cannot score BM25 over a collection without rows (its average document
+            # length is 0: "NaN or Inf"); an index whose repos hold no chunks has no hits
+            if self._m.exists(self.names.chunks, ""):
+                raise
+            return []
 
     def hybrid_search(self, vector: Sequence[float], query_text: str, k: int, filters: Filters,
                       rrf_k: int = 60) -> list[StoredChunk]:
