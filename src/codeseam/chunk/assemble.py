@@ -26,7 +26,7 @@ from typing import Any
 from ..records import Chunk
 from .budget import Budget
 from .definitions import Def
-from .header import MAX_DEFINES, FileWords, HeaderFitter, HeaderParts, indexed_text
+from .header import MAX_DEFINES, FileWords, HeaderFitter, HeaderParts, header_lines, indexed_text
 from .pack import Segment
 from .vocab import is_comment_type
 
@@ -34,6 +34,7 @@ MODULE = "<module>"
 DOC_MAX_CHARS = 160
 _COMMENT_MARK = re.compile(r"^\s*(?:/{2,}!?|#+!?|--+|;+|/\*+!?|\*+/?|\(\*+|\{-+\|?|%+|@doc\s)\s?")
 _STRING_QUOTES = re.compile(r"""^[rRbBuUfF]{0,2}(?:\"\"\"|'''|\"|')|(?:\"\"\"|'''|\"|')$""")
+_STRING_OPEN = re.compile(r"""[rRbBuUfF]{0,2}(?:\"\"\"|'''|\"|')""")
 
 
 @dataclass(slots=True)
@@ -45,16 +46,41 @@ class FileInfo:
     window: bool = False  # line windows: kind window, no symbol
 
 
+def _has_letter(line: str) -> bool:
+    if line.isascii():  # ASCII letters are exactly the cased characters
+        return line.lower() != line.upper()
+    return any(c.isalpha() for c in line)
+
+
 def _first_line(raw: str, comment: bool) -> str:
     """The first line with a letter in a doc comment or docstring, markers stripped."""
     if not comment:
-        raw = _STRING_QUOTES.sub("", raw.strip())
-    for line in raw.split("\n"):
+        raw = _strip_quotes(raw.strip())
+    pos = 0
+    while True:  # line by line: a long docstring is not split whole
+        nl = raw.find("\n", pos)
+        line = raw[pos:] if nl < 0 else raw[pos:nl]
         line = _COMMENT_MARK.sub("", line) if comment else line
         line = line.strip().rstrip("*/").strip()
-        if any(c.isalpha() for c in line):
+        if line and _has_letter(line):
             return line[:DOC_MAX_CHARS]
-    return ""
+        if nl < 0:
+            return ""
+        pos = nl + 1
+
+
+def _strip_quotes(s: str) -> str:
+    """``_STRING_QUOTES.sub("", s)`` for a stripped ``s``, without scanning it: the
+    opening quotes (with their prefix letters), then a closing triple or single quote at
+    the end."""
+    m = _STRING_OPEN.match(s)
+    start = m.end() if m is not None else 0
+    end = len(s)
+    if end - 3 >= start and s.endswith(('"""', "'''")):
+        end -= 3
+    elif end - 1 >= start and s.endswith(('"', "'")):
+        end -= 1
+    return s[start:end]
 
 
 def doc_line(d: Def) -> str:
@@ -65,13 +91,16 @@ def doc_line(d: Def) -> str:
         if line:
             return line
     body = d.node.child_by_field_name("body")
+    if body is None:
+        return ""
     first: Any = None
-    for child in body.named_children if body is not None else ():
-        if not is_comment_type(child.type):
+    for i in range(body.named_child_count):  # one child at a time: a body can be long
+        child = body.named_child(i)
+        if child is not None and not is_comment_type(child.type):
             first = child
             break
     if first is not None and first.named_child_count == 1 and "expression" in first.type:
-        first = first.named_children[0]
+        first = first.named_child(0)
     if first is None or "string" not in first.type:
         return ""
     line = _first_line(d.data[first.start_byte:first.end_byte].decode("utf-8", "replace"), comment=False)
@@ -79,31 +108,63 @@ def doc_line(d: Def) -> str:
 
 
 class _Docs:
-    """``doc_line`` per definition of one file, computed once."""
+    """``doc_line`` per definition of one file, computed once.
 
-    def __init__(self) -> None:
-        self.seen: dict[int, str] = {}
+    ``span`` is the byte span of the chunk being built. A definition that lies whole in
+    it has its documentation in the chunk's text, so its own line is not computed: it
+    would be dropped as already there (``doc_line`` returns a piece of the source, or "").
+    Only for ASCII files (``ascii``), where a slice decodes to the very characters of the
+    text (undecodable bytes would become U+FFFD in the doc line, not in the text).
+    """
+
+    def __init__(self, ascii: bool = False) -> None:
+        self.seen: dict[Def, str] = {}  # Def hashes by identity
+        self.ascii = ascii
+        self.span = (0, 0)
 
     def of(self, d: Def | None) -> str:
         if d is None:
             return ""
-        key = id(d)
-        if key not in self.seen:
-            self.seen[key] = doc_line(d)
-        return self.seen[key]
+        line = self.seen.get(d)
+        if line is None:
+            line = self.seen[d] = doc_line(d)
+        return line
 
     def lines(self, d: Def | None, text: str) -> tuple[str, str]:
         """(own doc, parent doc) for a chunk named after ``d``, each only when ``text``
         does not already hold it."""
         if d is None:
             return "", ""
-        own = self.of(d)
+        a, b = self.span
+        if self.ascii and a <= d.start and d.node.end_byte <= b:
+            own = ""  # whole in this chunk: the text holds its documentation
+        else:
+            own = self.of(d)
+            own = "" if own[:40] in text else own
         parent = self.of(d.parent)
-        return ("" if own[:40] in text else own), ("" if parent[:40] in text else parent)
+        return own, ("" if parent[:40] in text else parent)
+
+
+def _owner_kind(owner: Def, seg: Segment, doc: bool) -> str:
+    if doc or owner.kind == "section":
+        return "section"
+    if owner.kind == "class":
+        return "header" if any(u.start == owner.start for u in seg) else "class"
+    return owner.kind
 
 
 def _resolve_def(seg: Segment, total: int, info: FileInfo):
     """``(symbol, kind, parent, defs, context, named definition)`` of one chunk."""
+    first = seg[0]
+    if len(seg) == 1:  # the common case: one whole definition, or one piece of a scope
+        w = first.whole
+        if w is not None:
+            return w.path, "section" if info.doc else w.kind, w.parent_path, [w], None, w
+        owner = first.owner
+        if owner is None:
+            return MODULE, "section" if info.doc else "module", "", [], None, None
+        ctx = owner if first.start > owner.start else None
+        return owner.path, _owner_kind(owner, seg, info.doc), owner.parent_path, [], ctx, owner
     best: Def | None = None
     best_bytes = 0
     defs: list[Def] = []
@@ -121,7 +182,6 @@ def _resolve_def(seg: Segment, total: int, info: FileInfo):
             owners[key] = [u.owner, n]
         else:
             slot[1] += n
-    first = seg[0]
     ctx = first.owner if first.whole is None and first.owner is not None \
         and first.start > first.owner.start else None
     if best is not None and best_bytes * 2 >= total:
@@ -130,50 +190,75 @@ def _resolve_def(seg: Segment, total: int, info: FileInfo):
     owner = max(owners.values(), key=lambda s: s[1])[0] if len(owners) > 1 else first.owner
     if owner is None:
         return MODULE, "section" if info.doc else "module", "", defs, ctx, None
-    if info.doc or owner.kind == "section":
-        kind = "section"
-    elif owner.kind == "class":
-        kind = "header" if any(u.start == owner.start for u in seg) else "class"
-    else:
-        kind = owner.kind
-    return owner.path, kind, owner.parent_path, defs, ctx, owner
+    return owner.path, _owner_kind(owner, seg, info.doc), owner.parent_path, defs, ctx, owner
+
+
+def _define_paths(defs: list[Def], symbol: str) -> list[str]:
+    """Paths of the whole definitions in a chunk, deduplicated; [] when the chunk is
+    that one definition (nothing more to list)."""
+    if not defs:
+        return []
+    if len(defs) == 1:
+        path = defs[0].path
+        return [] if path == symbol else [path]
+    paths = list(dict.fromkeys([d.path for d in defs]))
+    return [] if paths == [symbol] else paths
 
 
 def build_chunks(info: FileInfo, data: bytes, segs: list[Segment], budget: Budget) -> list[Chunk]:
-    """Chunk records for packed segments (segments may overlap for the baseline)."""
+    """Chunk records for packed segments (segments may overlap for the baseline).
+
+    Per-file parts of the header (path line, imports line, identifier splits) are built
+    once; in byte mode the header is joined directly (``header_lines``, the same lines
+    as ``HeaderParts.render``).
+    """
     chunks: list[Chunk] = []
-    fitter = HeaderFitter(budget) if budget.token_mode else None
-    words = FileWords(data, [(seg[0].start, seg[-1].end) for seg in segs])
-    docs = _Docs()
+    token_mode = budget.token_mode
+    fitter = HeaderFitter(budget) if token_mode else None
+    spans = [(seg[0].start, seg[-1].end) for seg in segs]
+    words = FileWords(data, spans)
+    docs = _Docs(data.isascii())
+    path, language, doc_file = info.path, info.language, info.doc
+    head = f"{path} ({language})"
+    imports_line = "imports: " + ", ".join(info.imports) if info.imports else ""
     row, row_pos = 0, 0
+    count = data.count
     for index, seg in enumerate(segs):
-        a, b = seg[0].start, seg[-1].end
+        a, b = spans[index]
         raw = data[a:b]
-        row += data.count(b"\n", row_pos, a)
+        row += count(b"\n", row_pos, a)
         row_pos = a
         text = raw.decode("utf-8", "surrogatepass")
-        nl = raw.count(b"\n")
         start_line = row + 1
-        end_line = start_line + nl - (1 if raw.endswith(b"\n") else 0)
+        end_line = start_line + raw.count(b"\n") - (1 if raw.endswith(b"\n") else 0)
         if info.window:
             symbol, kind, parent, defs, ctx, named = "", "window", "", [], None, None
         else:
             symbol, kind, parent, defs, ctx, named = _resolve_def(seg, b - a, info)
-        doc, parent_doc = docs.lines(None if info.doc else named, text)
+        docs.span = (a, b)
+        doc, parent_doc = docs.lines(None if doc_file else named, text)
+        define_paths = _define_paths(defs, symbol)
         names = [symbol] if symbol and symbol != MODULE else []
-        define_paths = list(dict.fromkeys(d.path for d in defs))
-        if define_paths == [symbol]:
-            define_paths = []  # the chunk is that one definition: nothing more to list
         names.extend(define_paths)
-        parts = HeaderParts(
-            path=info.path, language=info.language, kind=kind, symbol=symbol, parent=parent,
-            imports=info.imports, defines=define_paths[:MAX_DEFINES],
-            words=words.words(index, names), sig=ctx.sig if ctx is not None else "",
-            doc=doc, parent_doc=parent_doc,
-        )
+        sig = ctx.sig if ctx is not None else ""
+        split_words = words.words(index, names)
+        if token_mode:
+            parts = HeaderParts(
+                path=path, language=language, kind=kind, symbol=symbol, parent=parent,
+                imports=info.imports, defines=define_paths[:MAX_DEFINES], words=split_words,
+                sig=sig, doc=doc, parent_doc=parent_doc,
+            )
+            indexed = indexed_text(parts, text, budget, fitter)
+        else:
+            what = f"{kind} {symbol}".rstrip() if symbol else kind
+            if parent:
+                what += f" in {parent}"
+            lines = header_lines(head, what, doc, parent_doc, parent, imports_line,
+                                 define_paths[:MAX_DEFINES], split_words, sig)
+            lines.append(text)
+            indexed = "\n".join(lines)
         chunks.append(Chunk(
-            path=info.path, language=info.language, symbol=symbol, parent=parent, kind=kind,
-            start_line=start_line, end_line=end_line, text=text,
-            indexed_text=indexed_text(parts, text, budget, fitter),
+            path=path, language=language, symbol=symbol, parent=parent, kind=kind,
+            start_line=start_line, end_line=end_line, text=text, indexed_text=indexed,
         ))
     return chunks

@@ -28,14 +28,30 @@ from .window import line_units
 # Runs of one-line statements are coalesced into groups of up to max_bytes / this.
 COALESCE_SHARE = 4
 
-# (first row, last row, byte offset of the first row's start, node)
-Item = tuple[int, int, int, Any]
+# Node type flags, computed once per type name: trivia (comment, attribute, decorator),
+# definition (a type word says function/class/section), comment.
+TRIVIA, DEF, COMMENT = 1, 2, 4
+_FLAGS: dict[str, int] = {}
+
+# (first row, last row, byte offset of the first row's start, node, type flags)
+Item = tuple[int, int, int, Any, int]
 # [start byte, end byte, items, worth a definition check]
 Group = list
 
 
+def _type_flags(node_type: str) -> int:
+    flags = _FLAGS.get(node_type)
+    if flags is None:
+        flags = _FLAGS[node_type] = ((TRIVIA if is_trivia_type(node_type) else 0)
+                                     | (DEF if is_def_type(node_type) else 0)
+                                     | (COMMENT if is_comment_type(node_type) else 0))
+    return flags
+
+
 def _items(children: list[Any]) -> list[Item]:
     out: list[Item] = []
+    append = out.append
+    flags_of = _FLAGS.get
     for c in children:
         if not c.is_named:
             continue  # keywords and punctuation: a line of only `}` or `end` joins the group above
@@ -46,7 +62,11 @@ def _items(children: list[Any]) -> list[Item]:
         ep = c.end_point
         srow = sp[0]
         lrow = ep[0] if ep[1] > 0 else ep[0] - 1
-        out.append((srow, lrow if lrow > srow else srow, sb - sp[1], c))
+        ntype = c.type
+        flags = flags_of(ntype)
+        if flags is None:
+            flags = _type_flags(ntype)
+        append((srow, lrow if lrow > srow else srow, sb - sp[1], c, flags))
     return out
 
 
@@ -65,10 +85,9 @@ def _groups(items: list[Item], lo: int, hi: int, cap: int = 0) -> list[Group]:
     maxrow = -1
     trivia = plain = False
     for it in items:
-        srow, lrow, ls, node = it
-        ntype = node.type
-        item_trivia = is_trivia_type(ntype)
-        item_def = is_def_type(ntype)
+        srow, lrow, ls, _node, flags = it
+        item_trivia = flags & TRIVIA
+        item_def = flags & DEF
         if cur is not None and srow > maxrow and not (trivia and srow == maxrow + 1):
             if plain and srow == lrow and ls - cur[0] <= cap and not item_trivia and not item_def:
                 cur[2].append(it)
@@ -78,12 +97,13 @@ def _groups(items: list[Item], lo: int, hi: int, cap: int = 0) -> list[Group]:
             groups.append(cur)
             cur = None
         if cur is None:
-            cur = [ls if groups else lo, hi, [it], item_def or (lrow > srow and not item_trivia)]
+            multi = lrow > srow
+            cur = [ls if groups else lo, hi, [it], bool(item_def) or (multi and not item_trivia)]
             maxrow = lrow
-            trivia = item_trivia
-            plain = srow == lrow and not item_trivia and not item_def
+            trivia = bool(item_trivia)
+            plain = not multi and not item_trivia and not item_def
             continue
-        if trivia and not item_trivia and not is_comment_type(cur[2][0][3].type):
+        if trivia and not item_trivia and not cur[2][0][4] & COMMENT:
             cur[3] = True  # an attribute or signature line opens the group
         cur[2].append(it)
         if lrow > maxrow:
@@ -109,7 +129,7 @@ def _expand(items: list[Item]) -> list[Item] | None:
     out: list[Item] = []
     progressed = False
     for it in items:
-        srow, lrow, _ls, node = it
+        srow, lrow, _ls, node, _flags = it
         if lrow > srow and node.named_child_count:
             out.extend(_items(node.children))
             progressed = True
@@ -125,7 +145,7 @@ def _expand(items: list[Item]) -> list[Item] | None:
 def _group_def(items: list[Item], data: bytes, data_lang: bool, scope: Def | None,
                start: int) -> Def | None:
     """The definition a group holds (a new one, not the scope itself), or None."""
-    nodes = [it[3] for it in items if it[3].is_named and not is_comment_type(it[3].type)]
+    nodes = [it[3] for it in items if not it[4] & COMMENT]  # items are named nodes
     found = None
     for node in nodes:
         found = find_definition(node, data, data_lang)
@@ -140,40 +160,40 @@ def _group_def(items: list[Item], data: bytes, data_lang: bool, scope: Def | Non
         def_node, name, kind = nodes[0], sib[0], sib[1]
     else:
         def_node, name, kind = found
-    if scope is not None and def_node.id == scope.node_id:
+    if scope is not None and def_node.id == scope.node.id:
         return None
-    sig_start = start
-    for it in items:  # the signature starts after leading comments, at decorators
-        if not is_comment_type(it[3].type):
-            sig_start = max(start, it[3].start_byte)
-            break
+    # the signature starts after leading comments, at decorators
+    sig_start = max(start, nodes[0].start_byte) if nodes else start
     return make_def(name, kind, scope, start, sig_start, def_node, data)
 
 
 def ast_units(root: Any, data: bytes, sizer: Sizer, data_lang: bool) -> list[Unit]:
     """Units tiling ``data`` for a parsed tree."""
     units: list[Unit] = []
+    append = units.append
     cap = 0 if data_lang else sizer.max_bytes // COALESCE_SHARE
-    stack: list[list] = [[_groups(_items(root.children), 0, len(data), cap), 0, None]]
+    max_bytes = sizer.max_bytes
+    fits = sizer.fits if sizer.limit_tokens is not None else None  # None: bytes only
+    # a stack of (groups still to visit, scope): only groups too big push a frame
+    stack: list[tuple[Any, Def | None]] = [
+        (iter(_groups(_items(root.children), 0, len(data), cap)), None)]
     while stack:
-        frame = stack[-1]
-        groups, idx, scope = frame
-        if idx >= len(groups):
+        groups, scope = stack[-1]
+        for lo, hi, items, check in groups:
+            # a one-line group is looked at as a definition only when a node type says so
+            # (``def f(): ...``, Haskell ``f x = ...``) or in data files: statements are skipped
+            d = _group_def(items, data, data_lang, scope, lo) if items and (
+                check or data_lang) else None
+            if (hi - lo <= max_bytes) if fits is None else fits(lo, hi):
+                append(Unit(lo, hi, scope, d))
+                continue
+            inner = d if d is not None else scope
+            expanded = _expand(items)
+            if expanded is None:
+                units.extend(line_units(data, lo, hi, sizer, inner))
+                continue
+            stack.append((iter(_groups(expanded, lo, hi, cap)), inner))
+            break
+        else:
             stack.pop()
-            continue
-        frame[1] = idx + 1
-        lo, hi, items, check = groups[idx]
-        # a one-line group is looked at as a definition only when a node type says so
-        # (``def f(): ...``, Haskell ``f x = ...``) or in data files: statements are skipped
-        d = _group_def(items, data, data_lang, scope, lo) if items and (
-            check or data_lang) else None
-        if sizer.fits(lo, hi):
-            units.append(Unit(lo, hi, scope, d))
-            continue
-        inner = d if d is not None else scope
-        expanded = _expand(items)
-        if expanded is None:
-            units.extend(line_units(data, lo, hi, sizer, inner))
-            continue
-        stack.append([_groups(expanded, lo, hi, cap), 0, inner])
     return units

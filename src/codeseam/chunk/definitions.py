@@ -48,19 +48,15 @@ class Def:
     node: Any  # the definition's node (kept for the signature, computed on demand)
     sig_start: int  # where the signature starts (decorators included)
     data: bytes
-
-    @property
-    def node_id(self) -> int:
-        return self.node.id
-
-    @property
-    def parent_path(self) -> str:
-        return self.parent.path if self.parent is not None else ""
+    parent_path: str = ""  # the parent's path ("" at the top)
+    sig_text: str | None = None  # the signature, once computed
 
     @property
     def sig(self) -> str:
-        """Signature (decorators included), for continuation headers."""
-        return signature(self.data, self.sig_start, self.node)
+        """Signature (decorators included), for continuation headers; computed once."""
+        if self.sig_text is None:
+            self.sig_text = signature(self.data, self.sig_start, self.node)
+        return self.sig_text
 
 
 def _text(data: bytes, node: Any) -> str:
@@ -341,6 +337,6 @@ def make_def(name: str, kind: str, scope: Def | None, start: int, sig_start: int
              data: bytes) -> Def:
     if kind == "function" and scope is not None and scope.kind == "class":
         kind = "method"
-    path = f"{scope.path}.{name}" if scope is not None else name
-    return Def(name=name, path=path, kind=kind, parent=scope, start=start, node=node,
-               sig_start=sig_start, data=data)
+    if scope is None:
+        return Def(name, name, kind, None, start, node, sig_start, data)
+    return Def(name, f"{scope.path}.{name}", kind, scope, start, node, sig_start, data, scope.path)

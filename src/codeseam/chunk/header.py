@@ -38,6 +38,10 @@ _PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^\x00-\x7
 # bytes -> identifier characters kept, everything else a space (ASCII identifiers only)
 _IDENT_TABLE = bytes(c if (48 <= c <= 57 or 65 <= c <= 90 or 97 <= c <= 122 or c == 95) else 32
                      for c in range(256))
+# Whole words (of ``_IDENT_TABLE`` output) holding an uppercase letter, a digit or an
+# underscore: the only ones ``_splittable`` can accept. Possessive, so plain lowercase
+# words fail at their first space without backtracking.
+_CANDIDATES = re.compile(rb"\b[a-z]*+[A-Z0-9_]\w*")
 _IMPORT_TOKEN = re.compile(r"""["'<]([^"'<>\s]+)[">']|([A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|\\|/)[A-Za-z_][A-Za-z0-9_]*)*)""")
 _IMPORT_STOP = frozenset({
     "import", "from", "as", "use", "using", "include", "require", "require_relative",
@@ -168,25 +172,27 @@ def _name_splits(names: Iterable[str]) -> list[str]:
 class FileWords:
     """Identifier splits for the chunks of one file.
 
-    The file is translated once (identifier bytes kept, the rest spaces) and split once
-    per chunk span; the file's splittable identifiers are found once (``hits``: words
-    never seen before are classified and remembered). A chunk's are ``hits`` intersected
-    with its words: C-level set work against a small per-file set, sorted for a stable
-    order.
+    The file is translated once (identifier bytes kept, the rest spaces) and scanned
+    once per chunk span for *candidates*: only a word with an uppercase letter, a digit or
+    an underscore can split (``_splittable``), and plain lowercase words, the bulk of
+    code, are never made into objects. The file's splittable identifiers are found once
+    (``hits``: words never seen before are classified and remembered). A chunk's are
+    ``hits`` intersected with its candidates: C-level set work against a small per-file
+    set, sorted for a stable order.
     """
 
-    __slots__ = ("spans", "hits")
+    __slots__ = ("spans", "hits", "split")
 
     def __init__(self, data: bytes, spans: list[tuple[int, int]]) -> None:
         ident = data.translate(_IDENT_TABLE)
         self.spans = [ident[a:b].split() for a, b in spans]
-        words: set[bytes] = set()
-        for span in self.spans:
-            words.update(span)
+        words: set[bytes] = set().union(*self.spans)
         unknown = words.difference(_MEMO)  # a dict argument: C walks ``words`` only
         if unknown:
             _learn(unknown)
         self.hits = words & _SPLITTABLE_SET
+        # this file's splittable words and their splits: a small dict, looked up per chunk
+        self.split = {w: _SPLITTABLE[w] for w in self.hits}
 
     def words(self, index: int, names: Iterable[str]) -> list[str]:
         """Splits for chunk ``index``: its symbol and defined names, then what it uses."""
@@ -194,12 +200,17 @@ class FileWords:
         if self.hits:
             used = self.hits.intersection(self.spans[index])
             if used:
-                out.extend(map(_SPLITTABLE.__getitem__, sorted(used)))
+                if len(used) == 1:
+                    out.append(self.split[used.pop()])
+                else:
+                    out.extend(map(self.split.__getitem__, sorted(used)))
         return _bounded(out) if len(out) > 1 else out
 
 
 def _bounded(words: list[str]) -> list[str]:
-    words = list(dict.fromkeys(words))[:MAX_WORDS]
+    words = list(dict.fromkeys(words))
+    if len(words) > MAX_WORDS:
+        del words[MAX_WORDS:]
     if sum(map(len, words)) + 2 * len(words) <= MAX_WORDS_CHARS:
         return words
     chars = 0
@@ -207,7 +218,7 @@ def _bounded(words: list[str]) -> list[str]:
         chars += len(w) + 2
         if chars > MAX_WORDS_CHARS:
             return words[:i]
-    return words
+    return words  # pragma: no cover - the sum above was over the limit
 
 
 @dataclass(slots=True)
@@ -231,22 +242,34 @@ class HeaderParts:
         return lines
 
     def render(self) -> str:
-        lines = [f"{self.path} ({self.language})"]
         what = f"{self.kind} {self.symbol}".rstrip() if self.symbol else self.kind
         if self.parent:
             what += f" in {self.parent}"
-        lines.append(what)
-        lines.extend(self.doc_lines())
-        if self.imports:
-            lines.append("imports: " + ", ".join(self.imports))
-        if self.defines:
-            lines.append("defines: " + ", ".join(self.defines))
-        if self.words:
-            lines.append("words: " + ", ".join(self.words))
-        if self.sig:
-            lines.append(self.sig)
-            lines.append("    ...")
-        return "\n".join(lines)
+        return "\n".join(header_lines(
+            f"{self.path} ({self.language})", what, self.doc, self.parent_doc, self.parent,
+            "imports: " + ", ".join(self.imports) if self.imports else "", self.defines,
+            self.words, self.sig))
+
+
+def header_lines(head: str, what: str, doc: str, parent_doc: str, parent: str, imports_line: str,
+                 defines: list[str], words: list[str], sig: str) -> list[str]:
+    """The lines of a byte-mode header (``HeaderParts.render``); ``head`` is the path line,
+    ``what`` the kind and symbol line, ``imports_line`` the file's imports line or ""."""
+    lines = [head, what]
+    if doc:
+        lines.append("doc: " + doc)
+    if parent_doc:
+        lines.append(f"{parent}: {parent_doc}" if parent else "doc: " + parent_doc)
+    if imports_line:
+        lines.append(imports_line)
+    if defines:
+        lines.append("defines: " + ", ".join(defines))
+    if words:
+        lines.append("words: " + ", ".join(words))
+    if sig:
+        lines.append(sig)
+        lines.append("    ...")
+    return lines
 
 
 class HeaderFitter:
