@@ -32,8 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from . import safety
-from .errors import (CodeseamError, ConfigError, FatalError, IndexBusyError, LLMUnavailableError, NotIndexedError,
-                     StoreError)
+from .errors import (CodeseamError, ConfigError, FatalError, IndexBusyError, LLMUnavailableError, NotIndexedError)
 from .records import Answer, SearchResult
 from .settings import Settings
 
@@ -273,17 +272,16 @@ class Service:
         query = safety.check_query(query)
         k = safety.check_k(k)
         ix = self.session()
-        try:
-            return ix.search(query, repo=repo or None, path_glob=path_glob or None,
-                             language=language or None, k=k, mode=mode)
-        except StoreError:
-            # Milvus Lite fails a BM25 search over a collection without a single row, which is
-            # the state while the very first job has not written its first batch yet.
+        result = ix.search(query, repo=repo or None, path_glob=path_glob or None,
+                           language=language or None, k=k, mode=mode)
+        if not result.hits:
+            # While the very first job has not written its first batch, the index exists but
+            # holds nothing: say so instead of answering an empty list.
             running = self.running_job()
-            if running is None or any(v.get("chunks") for v in ix.store.stats().values()):
-                raise
-            raise NotIndexedError(f"nothing is searchable yet: {running.line()}",
-                                  hint="wait until the job has written chunks (get_status), then search again") from None
+            if running is not None and not any(v.get("chunks") for v in ix.store.stats().values()):
+                raise NotIndexedError(f"nothing is searchable yet: {running.line()}",
+                                      hint="wait until the job has written chunks (get_status), then search again")
+        return result
 
     @property
     def llm_configured(self) -> bool:
