@@ -286,9 +286,9 @@ def cold(data: Path, queries: list[str], reps: dict[str, int]) -> dict:
 
 def server_memory(data: Path) -> dict:
     from codeseam.faults import child_pids
-    from codeseam.surfaces import remote
+    from codeseam import owner
 
-    info = remote.read_server_file(settings_for(data))
+    info = owner.read_server_file(settings_for(data))
     if info is None:
         return {}
 

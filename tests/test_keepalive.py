@@ -1,4 +1,4 @@
-"""The CLI's keep-alive owner of a Milvus Lite index (surfaces/keepalive.py) and `serve --idle-exit`.
+"""The CLI's keep-alive owner of a Milvus Lite index (owner/keepalive.py) and `serve --idle-exit`.
 
 Every process is the real entry point in a subprocess on a temp data dir with the fake
 embedder; every test stops the servers it started (fixture ``box``)."""
@@ -18,10 +18,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from codeseam import api
+from codeseam import api, owner
 from codeseam.errors import ConfigError, UnsafePathError
+from codeseam.owner import keepalive
 from codeseam.settings import load_settings
-from codeseam.surfaces import keepalive, remote
 
 CLI = [sys.executable, "-m", "codeseam.surfaces.cli"]
 RETRY_PY = textwrap.dedent('''\
@@ -58,10 +58,10 @@ def box(tmp_path: Path):
     settings = load_settings(env=env)
     api.index(repo, settings=settings.replace(keepalive=0))
     b = {"env": env, "work": work, "repo": repo, "settings": settings, "pids": set(),
-         "server_file": remote.server_file(settings)}
+         "server_file": owner.server_file(settings)}
     yield b
     # teardown: no server outlives its test
-    info = remote.read_server_file(settings)
+    info = owner.read_server_file(settings)
     for pid in b["pids"] | ({info.pid} if info else set()):
         _end(pid)
 
@@ -79,7 +79,7 @@ def _end(pid: int) -> None:
 def wait_dead(pid: int, timeout: float) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if not remote.alive(pid):
+        if not owner.alive(pid):
             return True
         time.sleep(0.05)
     return False
@@ -89,7 +89,7 @@ def cli(box, *args: str, timeout: float = 120, **env: str) -> subprocess.Complet
     res = subprocess.run([*CLI, *args], cwd=box["work"], env={**box["env"], **env}, capture_output=True,
                          text=True, timeout=timeout)
     assert "Traceback" not in res.stderr, res.stderr
-    server = remote.read_server_file(box["settings"])
+    server = owner.read_server_file(box["settings"])
     if server is not None:
         box["pids"].add(server.pid)
     return res
@@ -108,8 +108,8 @@ def through_pid(stderr: str) -> int | None:
     return None
 
 
-def live(box) -> remote.ServerInfo:
-    info = remote.live_server(box["settings"])
+def live(box) -> owner.ServerInfo:
+    info = owner.live_server(box["settings"])
     assert info is not None and info.keepalive, info
     return info
 
@@ -197,7 +197,7 @@ def test_a_server_that_cannot_start_falls_back_to_opening_the_index(box):
     assert note.startswith("codeseam: the keep-alive server did not start (it exited with code 1: ")
     assert note.endswith("; opening the index directly") and "fake:32" in note
     assert error.startswith("error: ") and "rebuild" in error  # the direct path's own message
-    assert remote.live_server(box["settings"]) is None
+    assert owner.live_server(box["settings"]) is None
 
 
 def test_rebuild_stops_the_keepalive_server_and_rebuilds_here(box):
@@ -240,7 +240,7 @@ def test_mcp_through_a_keepalive_server_keeps_its_allowed_roots_and_the_server_a
     info = live(box)
     outside = tmp_path / "outside"
     outside.mkdir()
-    svc = remote.RemoteService(info, box["settings"], cwd=str(box["work"]))
+    svc = owner.RemoteService(info, box["settings"], cwd=str(box["work"]))
     try:
         with pytest.raises(UnsafePathError, match="outside the allowed roots"):
             svc.start_index(str(outside))
@@ -250,7 +250,7 @@ def test_mcp_through_a_keepalive_server_keeps_its_allowed_roots_and_the_server_a
             time.sleep(0.1)
         assert svc.job(job.id).state == "done"
         time.sleep(4)  # idle for longer than its idle exit, but the MCP session pings it
-        assert remote.alive(info.pid)
+        assert owner.alive(info.pid)
     finally:
         svc.close()
     assert wait_dead(info.pid, 20)  # once the session ends it idles out
@@ -264,10 +264,10 @@ def test_an_explicit_serve_takes_over_from_a_keepalive_server(box):
     box["pids"].add(proc.pid)
     try:
         deadline = time.monotonic() + 60
-        while (info := remote.live_server(box["settings"])) is None or info.pid != proc.pid:
+        while (info := owner.live_server(box["settings"])) is None or info.pid != proc.pid:
             assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
             time.sleep(0.05)
-        assert not info.keepalive and info.url.startswith("http://127.0.0.1:") and not remote.alive(old.pid)
+        assert not info.keepalive and info.url.startswith("http://127.0.0.1:") and not owner.alive(old.pid)
         res = cli(box, "-v", "search", "compute_retry_delay", "--json")
         assert through_pid(res.stderr) == proc.pid and hits(res)[0][3] == "compute_retry_delay"
     finally:
@@ -284,7 +284,7 @@ def test_serve_idle_exit_waits_for_a_running_job_and_delete_stops_it(box):
     box["pids"].add(proc.pid)
     try:
         deadline = time.monotonic() + 60
-        while (info := remote.live_server(box["settings"])) is None:
+        while (info := owner.live_server(box["settings"])) is None:
             assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
             time.sleep(0.05)
         assert info.url.startswith("http://127.0.0.1:") and not info.keepalive  # an explicit serve: TCP

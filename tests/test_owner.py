@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from codeseam import api
+from codeseam import api, owner
 from codeseam.settings import load_settings
-from codeseam.surfaces import remote
 
 RETRY_PY = textwrap.dedent('''\
     def compute_retry_delay(attempt, base=0.5, cap=30.0):
@@ -48,7 +47,7 @@ def box(tmp_path: Path):
     settings = load_settings(env=env)
     api.index(repo, settings=settings)
     return {"env": env, "work": work, "repo": repo, "settings": settings,
-            "server_file": remote.server_file(settings)}
+            "server_file": owner.server_file(settings)}
 
 
 def cli(box, *args: str, timeout: float = 120, **env: str) -> subprocess.CompletedProcess:
@@ -186,9 +185,9 @@ def test_stale_server_file_is_ignored(box):
     dead.wait()
     box["server_file"].write_text(json.dumps({"kind": "http", "pid": dead.pid, "url": "http://127.0.0.1:9",
                                               "token_required": False, "started": time.time()}))
-    assert remote.live_server(box["settings"]) is None
+    assert owner.live_server(box["settings"]) is None
     # alive but not the holder of the index lock (e.g. a reused pid): ignored as well
     box["server_file"].write_text(json.dumps({"kind": "http", "pid": os.getpid(), "url": "http://127.0.0.1:9"}))
-    assert remote.live_server(box["settings"]) is None
+    assert owner.live_server(box["settings"]) is None
     res = cli(box, "search", "compute_retry_delay", "--json")
     assert res.returncode == 0 and json.loads(res.stdout)["hits"]

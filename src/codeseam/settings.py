@@ -71,7 +71,7 @@ class Settings:
     # servers
     allowed_roots: tuple[str, ...] = ()
     server_token: str = ""
-    # the CLI's keep-alive owner of a Milvus Lite index (surfaces/keepalive.py): seconds of idle
+    # the CLI's keep-alive owner of a Milvus Lite index (owner/keepalive.py): seconds of idle
     # time before the background server it starts exits; 0 = off (the CLI opens the file itself)
     keepalive: float = 600.0
 

@@ -71,6 +71,9 @@ def cli(verbose: int) -> None:
     """
     level = logging.WARNING - 10 * min(verbose, 2)
     logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    from ..owner import keepalive  # light (standard library only)
+
+    keepalive.notify = lambda message: click.echo(message, err=True)  # its notes, as plain stderr lines
 
 
 def emit_json(obj: Any) -> None:

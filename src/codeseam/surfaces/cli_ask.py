@@ -36,10 +36,10 @@ def ask_cmd(question: tuple[str, ...], repo: str | None, k: int | None, as_json:
     """
     from ..errors import CodeseamError
     from ..service import answer_json, require_llm, split_answer
-    from . import remote
+    from .. import owner
 
     settings = settings_from()
-    served = remote.live_server(settings)
+    served = owner.live_server(settings)
     if served is None or served.kind != "http":  # a server that holds the index uses its own settings
         require_llm(settings)
     if stream is None:
@@ -53,8 +53,8 @@ def ask_cmd(question: tuple[str, ...], repo: str | None, k: int | None, as_json:
         sys.stdout.flush()
 
     try:
-        answer = remote.call("ask", " ".join(question), repo=repo, k=k,
-                             on_delta=on_delta if stream else None, settings=settings)
+        answer = owner.call("ask", " ".join(question), repo=repo, k=k,
+                            on_delta=on_delta if stream else None, settings=settings)
     except CodeseamError:
         if shown:
             click.echo("")  # end the half-streamed line before the error

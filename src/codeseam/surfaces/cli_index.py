@@ -30,13 +30,13 @@ def index_cmd(path: str, repo_id: str | None, dry_run: bool, rebuild: bool, chun
     re-chunked and only new chunks are embedded, deleted files leave the index.
     Secrets are scrubbed before anything is stored (RAG_SCRUB=off to disable).
     """
-    from . import remote
+    from .. import owner
 
     settings = settings_from(chunker=chunker)
     show = sys.stderr.isatty() and not as_json
     with IndexProgress(enabled=show) as progress:
-        report = remote.call("index", path, repo_id=repo_id, settings=settings, progress=progress,
-                             dry_run=dry_run, rebuild=rebuild)
+        report = owner.call("index", path, repo_id=repo_id, settings=settings, progress=progress,
+                            dry_run=dry_run, rebuild=rebuild)
     if as_json:
         emit_json(report.to_json())
         return
@@ -55,11 +55,11 @@ def index_cmd(path: str, repo_id: str | None, dry_run: bool, rebuild: bool, chun
 def search_cmd(query: tuple[str, ...], k: int | None, repo: str | None, path_glob: str | None,
                language: str | None, mode: str, as_json: bool) -> None:
     """Search indexed code with QUERY (dense + BM25, fused with RRF)."""
-    from . import remote
+    from .. import owner
 
     text = " ".join(query)
-    result = remote.call("search", text, repo=repo, path_glob=path_glob, language=language, k=k, mode=mode,
-                         settings=settings_from())
+    result = owner.call("search", text, repo=repo, path_glob=path_glob, language=language, k=k, mode=mode,
+                        settings=settings_from())
     if as_json:
         emit_json(search_json(result))
         return
@@ -83,12 +83,12 @@ def search_json(result) -> dict[str, Any]:
 def status_cmd(as_json: bool) -> None:
     """Show indexed repos (files, chunks, last sync), the embedder and where the index lives."""
     from ..errors import NotIndexedError
-    from . import remote
-    from .keepalive import server_status
+    from .. import owner
+    from ..owner import server_status
 
     settings = settings_from()
     try:
-        st = remote.call("status", settings=settings)
+        st = owner.call("status", settings=settings)
     except NotIndexedError:
         if as_json:
             emit_json({"uri": settings.resolved_milvus_uri, "collection": settings.collection, "repos": [],
@@ -122,9 +122,9 @@ def status_json(st) -> dict[str, Any]:
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def remove_cmd(repo: str, as_json: bool) -> None:
     """Remove REPO (its chunks and manifest) from the index."""
-    from . import remote
+    from .. import owner
 
-    n = remote.call("remove", repo, settings=settings_from())
+    n = owner.call("remove", repo, settings=settings_from())
     if as_json:
         emit_json({"repo": repo, "removed_chunks": n})
     else:
@@ -136,9 +136,9 @@ def remove_cmd(repo: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print every row as JSON.")
 def inspect_cmd(repo: str, as_json: bool) -> None:
     """List what the index holds for REPO: every chunk row and every file hash."""
-    from . import remote
+    from .. import owner
 
-    data = remote.call("inspect", repo, settings=settings_from())
+    data = owner.call("inspect", repo, settings=settings_from())
     if as_json:
         emit_json(data)
         return

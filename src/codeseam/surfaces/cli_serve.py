@@ -1,5 +1,5 @@
 """`codeseam mcp`, `codeseam serve` and `codeseam stop`: start and stop the servers (the skins
-live in mcp.py and http.py; the CLI's keep-alive server in keepalive.py)."""
+live in mcp.py and http.py; the CLI's keep-alive server in owner/keepalive.py)."""
 
 from __future__ import annotations
 
@@ -50,10 +50,10 @@ def serve_cmd(host: str, port: int, allow_remote: bool, token: str | None, idle_
     shell go through it (it records its URL next to the index). `codeseam stop`
     ends it. The CLI starts a server like this by itself (RAG_KEEPALIVE).
     """
+    from ..owner import live_server, mcp_busy_error, remove_server_file, write_server_file
     from ..safety import check_bind, is_loopback
     from ..service import Service
     from .http import create_app, serve
-    from .remote import live_server, mcp_busy_error, remove_server_file, write_server_file
 
     settings = settings_from(server_token=token)
     if keepalive:
@@ -61,7 +61,7 @@ def serve_cmd(host: str, port: int, allow_remote: bool, token: str | None, idle_
     check_bind(host, allow_remote=allow_remote, token=settings.server_token)
     holder = live_server(settings)
     if holder is not None and holder.keepalive:  # the CLI's own server: this one takes over
-        from .keepalive import stop
+        from ..owner.keepalive import stop
 
         click.echo(f"codeseam: stopping the keep-alive server (pid {holder.pid}) that holds the index", err=True)
         stop(settings, holder)
@@ -87,20 +87,19 @@ def serve_cmd(host: str, port: int, allow_remote: bool, token: str | None, idle_
             click.echo(idle_note(idle_exit), err=True)
     finally:
         # the index first, then the file: a CLI that still finds the file while the index closes
-        # gets no answer and retries once the index is free (remote.call)
+        # gets no answer and retries once the index is free (owner.call)
         service.close()
         remove_server_file(settings)
 
 
 def serve_keepalive(settings, idle_exit: float) -> None:
-    """The CLI's keep-alive server (see keepalive.py): the index over a private unix socket,
+    """The CLI's keep-alive server (see owner/keepalive.py): the index over a private unix socket,
     trusted paths, the embedder warmed up at once, exit after ``idle_exit`` idle seconds."""
+    from ..owner import keepalive as ka
+    from ..owner import remove_server_file, write_server_file
+    from ..owner.process import bind_unix
     from ..service import Service
-    from . import keepalive as ka
     from .http import create_app, serve
-    from .remote import remove_server_file, write_server_file
-
-    from .daemon import bind_unix
 
     if not settings.is_lite:
         raise ConfigError("a keep-alive server serves a Milvus Lite index only",
@@ -146,8 +145,8 @@ def stop_cmd() -> None:
     """Stop the server that holds the index: the keep-alive server the CLI started
     (RAG_KEEPALIVE), or a `codeseam serve`. An indexing job in it stops at its next
     file; the next `codeseam index` finishes it."""
-    from . import keepalive as ka
-    from .remote import live_server
+    from ..owner import keepalive as ka
+    from ..owner import live_server
 
     settings = settings_from()
     info = live_server(settings)

@@ -13,7 +13,7 @@ Tools:
 - ``remove_repo(repo)``
 - ``ask(question, repo?, k?)``: registered only when an LLM model is configured (RAG_LLM_MODEL)
 
-When ``codeseam serve`` already holds the index, the tools go through it (``remote.RemoteService``)
+When ``codeseam serve`` already holds the index, the tools go through it (``owner.RemoteService``)
 instead of failing: agents and the command line then share one owner.
 
 Results are compact text (``path:start-end``, symbol and a snippet) plus structured content
@@ -33,7 +33,7 @@ from ..errors import CodeseamError
 from ..service import Job, Service, answer_json
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .remote import RemoteService
+    from ..owner import RemoteService
 
 log = logging.getLogger(__name__)
 
@@ -206,7 +206,7 @@ def run_stdio(settings) -> None:
     """Serve MCP over stdio until the client closes the connection."""
     import anyio
 
-    from .remote import RemoteService, live_server, remove_server_file, write_server_file
+    from ..owner import RemoteService, live_server, remove_server_file, write_server_file
 
     service: Service | RemoteService | None = None
     served = live_server(settings)
@@ -236,7 +236,7 @@ def _remove_on_term(settings) -> None:
     import signal
     import threading
 
-    from .remote import remove_server_file
+    from ..owner import remove_server_file
 
     def on_term(signum: int, frame: Any) -> None:
         remove_server_file(settings)

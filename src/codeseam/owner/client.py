@@ -1,195 +1,34 @@
-"""One owner of the index: the server file, and CLI commands that go through a running server.
+"""HTTP clients for the server that holds an index, returning the same records as the local API.
 
-A Milvus Lite file serves one process at a time. A server (``codeseam serve`` or
-``codeseam mcp``) that holds it writes a small *server file* next to it,
-``<index file>.server.json`` (mode 0600)::
-
-    {"kind": "http", "pid": 4242, "url": "http://127.0.0.1:8765", "token_required": false, ...}
-    {"kind": "mcp",  "pid": 4243, ...}                        # stdio: not reachable
-
-and removes it on shutdown. The token itself is never written there.
-
-``codeseam mcp`` started while an HTTP server holds the index serves its tools through that
-server (:class:`RemoteService`).
-
-``call(op, ...)`` runs one ``api`` operation for the CLI. When a live HTTP server holds the
-index (its pid is alive and is the recorded holder of the index lock), the operation goes
-through that server (:class:`RemoteIndex`, with ``RAG_SERVER_TOKEN`` when the server needs
-one) and returns the same records as the local call. When the holder is an MCP server, which
-cannot be reached, the ``IndexBusyError`` says so and what to do. A stale server file (its
-process gone) is ignored.
-
-When no server holds a Lite index and ``keepalive`` is above 0, ``call`` first starts a
-keep-alive server (``keepalive.py``; it has ``"keepalive"`` and ``"socket"`` in the server
-file) and goes through it. A server gone before it answered (an idle exit) is retried.
+:class:`RemoteIndex` runs the ``api`` operations over a running ``codeseam serve`` (or the
+CLI's keep-alive server) for ``route.call``; :class:`RemoteService` is what the MCP skin needs
+from a :class:`~codeseam.service.Service`, so that ``codeseam mcp`` started while an HTTP
+server holds the index goes through it. The rest turns the server's JSON back into records
+and errors. httpx and the record modules are imported only when used.
 """
 
 from __future__ import annotations
 
 import calendar
 import contextlib
-import json
 import logging
 import os
 import time
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Callable
 
 from .. import errors
 from ..errors import CodeseamError, ConfigError, FatalError, IndexBusyError
 from ..settings import Settings
-from . import daemon
+from .serverfile import ServerInfo, http_client
 
 log = logging.getLogger(__name__)
 
-SUFFIX = ".server.json"
 POLL_SECONDS = 0.3
 FIRST_POLL_SECONDS = 0.02
 
 
-@dataclass(frozen=True)
-class ServerInfo:
-    kind: str  # http | mcp
-    pid: int
-    url: str = ""
-    token_required: bool = False
-    started: float = 0.0
-    path: str = ""  # the server file
-    socket: str = ""  # a unix socket to reach it by (keep-alive servers), else ``url``
-    keepalive: float = 0.0  # > 0: a keep-alive server that exits after this many idle seconds
-    log: str = ""  # its log file (keep-alive servers)
-    fingerprint: str = ""  # digest of the settings it serves with (keepalive.fingerprint)
-
-
-# -- the server file -------------------------------------------------------------------------
-
-def server_file(settings: Settings) -> Path | None:
-    """Where a server that holds this index records itself (None for a Milvus server URI)."""
-    if not settings.is_lite:
-        return None
-    db = Path(settings.resolved_milvus_uri).expanduser().resolve()
-    return db.with_name(db.name + SUFFIX)
-
-
-def write_server_file(settings: Settings, kind: str, *, url: str = "", token_required: bool = False,
-                      **extra: Any) -> Path | None:
-    """Record this process as the server of the index; ``extra``: socket, keepalive, log,
-    fingerprint (keep-alive servers)."""
-    path = server_file(settings)
-    if path is None:
-        return None
-    info = {"kind": kind, "pid": os.getpid(), "url": url, "token_required": token_required,
-            "started": time.time(), "index": settings.resolved_milvus_uri, **extra}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(info, f)
-    os.replace(tmp, path)
-    return path
-
-
-def remove_server_file(settings: Settings) -> None:
-    """Remove the server file if this process wrote it."""
-    info = read_server_file(settings)
-    if info is not None and info.pid == os.getpid():
-        try:
-            os.unlink(info.path)
-        except OSError:
-            pass
-
-
-def read_server_file(settings: Settings) -> ServerInfo | None:
-    path = server_file(settings)
-    if path is None:
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return ServerInfo(str(data["kind"]), int(data["pid"]), str(data.get("url") or ""),
-                          bool(data.get("token_required")), float(data.get("started") or 0), str(path),
-                          str(data.get("socket") or ""), float(data.get("keepalive") or 0),
-                          str(data.get("log") or ""), str(data.get("fingerprint") or ""))
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
-def live_server(settings: Settings) -> ServerInfo | None:
-    """The server that holds this index right now, or None (no file, or a stale one)."""
-    info = read_server_file(settings)
-    if info is None or not alive(info.pid):
-        return None
-    return info if lock_holder(settings).get("pid") == info.pid else None
-
-
-def lock_holder(settings: Settings) -> dict:
-    """What the holder of this index's lock recorded ({} when nobody holds it)."""
-    return daemon.lock_holder(Path(settings.resolved_milvus_uri).expanduser().resolve())
-
-
-alive = _alive = daemon.alive
-
-
-# -- routing the CLI ------------------------------------------------------------------------
-
-RETRIES = 2  # a server that went away (idle exit) between finding it and asking it
-
-
-def call(op: str, *args: Any, settings: Settings, **kwargs: Any) -> Any:
-    """``api.<op>(*args, settings=settings, **kwargs)``, through the server that holds the index
-    when there is one, starting a keep-alive server when allowed (see the module docstring)."""
-    from . import keepalive
-
-    for attempt in range(RETRIES + 1):
-        info = live_server(settings)
-        if info is not None and info.keepalive:
-            info = keepalive.fit(settings, info, op, kwargs)
-        if info is None and keepalive.wanted(settings, op, kwargs):
-            info, why = keepalive.ensure(settings)
-            if why:
-                keepalive.say(f"codeseam: the keep-alive server did not start ({why}); opening the index directly")
-        if info is None or info.kind != "http":
-            from .. import api
-
-            try:
-                return getattr(api, op)(*args, settings=settings, **kwargs)
-            except IndexBusyError:
-                info = live_server(settings)  # a server may have started since
-                if info is None:
-                    raise
-                if info.kind != "http":
-                    raise mcp_busy_error(settings, info) from None
-        where = f"unix:{info.socket}" if info.socket else info.url
-        log.info("the index is held by the server at %s (pid %d): going through it", where, info.pid)
-        try:
-            with RemoteIndex(info, settings) as remote:
-                return getattr(remote, op)(*args, **kwargs)
-        except ServerGone:
-            if attempt == RETRIES or not keepalive.wait_gone(settings, info, 15.0):
-                raise
-            log.info("the server (pid %d) went away before it answered; trying again", info.pid)
-    raise AssertionError("unreachable")  # pragma: no cover
-
-
-def http_client(info: ServerInfo, *, timeout: float, headers: dict[str, str] | None = None):
-    """An httpx client for the server ``info``: over its unix socket when it has one."""
-    return daemon.http_client(info.url, info.socket, timeout=timeout, headers=headers)
-
-
 class ServerGone(IndexBusyError):
     """The server could not be reached, or hung up before it answered."""
-
-
-def mcp_busy_error(settings: Settings, info: ServerInfo) -> IndexBusyError:
-    since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(info.started)) if info.started else "?"
-    return IndexBusyError(
-        f"the index {settings.resolved_milvus_uri} is held by an MCP server (`codeseam mcp`, pid "
-        f"{info.pid}, since {since}) that an MCP client such as Claude Code started; it talks over "
-        "stdio, so the command line cannot reach it",
-        hint=f"use its tools (search_code, get_status, index_repo, ...) from that client, or end that "
-        f"client session (or `kill {info.pid}`) and retry; to share the index between agents and the "
-        "command line, run `codeseam serve` first: `codeseam mcp` and the CLI then both go through it",
-    )
 
 
 # -- the client -------------------------------------------------------------------------------

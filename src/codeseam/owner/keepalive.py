@@ -4,7 +4,7 @@ Opening a Milvus Lite file *loads* it into the Lite server process: about 1.5 s 
 and 14 s at 100k (bench/results/store.md). So a CLI command that opens the file itself pays
 that on every call. Instead, when ``keepalive`` (``RAG_KEEPALIVE``, seconds) is above 0 and
 the index is a Lite file, a CLI command that reads or writes the index and finds no server
-holding it starts one in the background and goes through it (``remote.call``)::
+holding it starts one in the background and goes through it (``route.call``)::
 
     codeseam -v serve --keepalive --idle-exit <keepalive>      # detached, its own session
 
@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import json
 import logging
@@ -41,19 +42,19 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import IndexBusyError
 from ..settings import Settings
-from . import daemon
-from .remote import ServerInfo, alive, http_client, live_server, lock_holder, read_server_file
+from . import process
+from .serverfile import ServerInfo, alive, http_client, live_server, lock_holder, read_server_file
 
 if TYPE_CHECKING:  # pragma: no cover
     import subprocess
 
 log = logging.getLogger(__name__)
 
-# Ops of ``remote.call`` that may start a server (an existing index, or `index` creating one).
+# Ops of ``route.call`` that may start a server (an existing index, or `index` creating one).
 OPS = frozenset({"search", "status", "ask", "index", "remove", "inspect"})
 SPAWN_TIMEOUT = 120.0  # s: a 100k-chunk index loads in ~15 s here; a busy machine takes longer
 STOP_TIMEOUT = 40.0  # s: a stopping server finishes the request at hand, stops a job at its next file
@@ -104,7 +105,7 @@ def enabled(settings: Settings) -> bool:
 
 
 def wanted(settings: Settings, op: str, kwargs: dict[str, Any]) -> bool:
-    """Should ``remote.call(op, ...)`` start a keep-alive server when none holds the index?
+    """Should ``route.call(op, ...)`` start a keep-alive server when none holds the index?
     Not for a dry run or a rebuild (they run here), not to read an index that does not exist
     (the direct path says "nothing indexed yet" without creating one)."""
     if not enabled(settings) or op not in OPS:
@@ -154,7 +155,7 @@ def ensure(settings: Settings, *, timeout: float = SPAWN_TIMEOUT) -> tuple[Serve
     if info is not None:
         return info, ""
     try:
-        with daemon.file_lock(spawn_lock_path(settings), timeout):
+        with process.file_lock(spawn_lock_path(settings), timeout):
             info = live_server(settings)  # the process that held the spawn lock started one
             if info is not None:
                 return info, ""
@@ -164,7 +165,7 @@ def ensure(settings: Settings, *, timeout: float = SPAWN_TIMEOUT) -> tuple[Serve
             try:
                 return wait_ready(settings, proc, time.monotonic() + timeout), ""
             except SpawnFailed as exc:
-                daemon.terminate(proc)
+                process.terminate(proc)
                 return None, str(exc)
     except TimeoutError:
         return None, f"another codeseam process has been starting it for over {timeout:.0f} s"
@@ -213,7 +214,7 @@ def wait_ready(settings: Settings, proc: "subprocess.Popen", deadline: float) ->
             return info
         code = proc.poll()
         if code is not None:
-            raise SpawnFailed(f"it exited with code {code}: {daemon.last_error(log_path(settings))}")
+            raise SpawnFailed(f"it exited with code {code}: {process.last_error(log_path(settings))}")
         if time.monotonic() > deadline:
             raise SpawnFailed(f"it did not answer within {time.monotonic() - started:.0f} s "
                               f"(log: {log_path(settings)})")
@@ -263,9 +264,12 @@ def job_running(info: ServerInfo, settings: Settings) -> bool:
 
 
 def say(message: str) -> None:
-    import click
+    """A note for the person who ran the command (the server did not start, other settings)."""
+    notify(message)
 
-    click.echo(message, err=True)
+
+# Where ``say`` sends its notes: logged by default; the CLI sets this to echo them on stderr.
+notify: Callable[[str], None] = functools.partial(log.warning, "%s")
 
 
 # -- stopping one ------------------------------------------------------------------------------
@@ -292,34 +296,3 @@ def wait_gone(settings: Settings, info: ServerInfo, timeout: float) -> bool:
             return True
         time.sleep(0.05)
     return False
-
-
-def describe(info: ServerInfo) -> dict[str, Any]:
-    """The server that holds the index, for `codeseam status` (JSON-ready)."""
-    return {"kind": "keep-alive" if info.keepalive else ("mcp" if info.kind == "mcp" else "serve"),
-            "pid": info.pid, "url": info.url if not info.socket else f"unix:{info.socket}",
-            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(info.started)) if info.started else None,
-            "idle_exit_seconds": info.keepalive or None, "log": info.log or None}
-
-
-def status_line(info: ServerInfo) -> str:
-    d = describe(info)
-    since = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.started)) if info.started else "?"
-    if info.keepalive:
-        return (f"server:    keep-alive pid {info.pid} since {since} on {d['url']}; exits after "
-                f"{info.keepalive:g} s idle, `codeseam stop` ends it now (log {info.log})")
-    if info.kind == "mcp":
-        return f"server:    codeseam mcp pid {info.pid} since {since} (stdio)"
-    return f"server:    codeseam serve pid {info.pid} since {since} at {info.url}"
-
-
-def server_status(settings: Settings) -> tuple[dict[str, Any] | None, str]:
-    """``(JSON, line)`` about the server holding the index, for `codeseam status`."""
-    info = live_server(settings)
-    if info is not None:
-        return describe(info), status_line(info)
-    if not settings.is_lite:
-        return None, "server:    none (a Milvus server: every command connects to it)"
-    mode = (f"the next command starts a keep-alive server ({settings.keepalive:g} s idle exit)"
-            if settings.keepalive > 0 else "keep-alive off (RAG_KEEPALIVE=0): each command opens the index")
-    return None, f"server:    none; {mode}"

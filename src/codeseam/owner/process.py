@@ -1,8 +1,8 @@
 """Process plumbing for the servers that own an index: is a pid alive, who holds the index
 lock, an HTTP client over TCP or a unix socket, a private unix socket, a spawn lock, the last
-error in a server's log. Nothing here knows about settings or the server file (``remote.py``)
-or about when to start a server (``keepalive.py``); only the standard library is imported at
-module level, so the CLI's path through a running server stays light.
+error in a server's log. Nothing here knows about settings or the server file
+(``serverfile.py``) or about when to start a server (``keepalive.py``); only the standard
+library is imported at module level, so the CLI's path through a running server stays light.
 """
 
 from __future__ import annotations

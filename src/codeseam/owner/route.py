@@ -1,0 +1,68 @@
+"""Routing one CLI operation: through the server that holds the index, or here.
+
+``call(op, ...)`` runs ``api.<op>`` for the CLI (see the package docstring for the protocol):
+through a live HTTP server when one holds the index, starting a keep-alive server first when
+allowed, and opening the index here otherwise. A server gone before it answered is retried.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from ..errors import IndexBusyError
+from ..settings import Settings
+from . import keepalive
+from .client import RemoteIndex, ServerGone
+from .serverfile import ServerInfo, live_server
+
+log = logging.getLogger(__name__)
+
+RETRIES = 2  # a server that went away (idle exit) between finding it and asking it
+
+
+def call(op: str, *args: Any, settings: Settings, **kwargs: Any) -> Any:
+    """``api.<op>(*args, settings=settings, **kwargs)``, through the server that holds the index
+    when there is one, starting a keep-alive server when allowed (see the package docstring)."""
+    for attempt in range(RETRIES + 1):
+        info = live_server(settings)
+        if info is not None and info.keepalive:
+            info = keepalive.fit(settings, info, op, kwargs)
+        if info is None and keepalive.wanted(settings, op, kwargs):
+            info, why = keepalive.ensure(settings)
+            if why:
+                keepalive.say(f"codeseam: the keep-alive server did not start ({why}); opening the index directly")
+        if info is None or info.kind != "http":
+            from .. import api
+
+            try:
+                return getattr(api, op)(*args, settings=settings, **kwargs)
+            except IndexBusyError:
+                info = live_server(settings)  # a server may have started since
+                if info is None:
+                    raise
+                if info.kind != "http":
+                    raise mcp_busy_error(settings, info) from None
+        where = f"unix:{info.socket}" if info.socket else info.url
+        log.info("the index is held by the server at %s (pid %d): going through it", where, info.pid)
+        try:
+            with RemoteIndex(info, settings) as remote:
+                return getattr(remote, op)(*args, **kwargs)
+        except ServerGone:
+            if attempt == RETRIES or not keepalive.wait_gone(settings, info, 15.0):
+                raise
+            log.info("the server (pid %d) went away before it answered; trying again", info.pid)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def mcp_busy_error(settings: Settings, info: ServerInfo) -> IndexBusyError:
+    since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(info.started)) if info.started else "?"
+    return IndexBusyError(
+        f"the index {settings.resolved_milvus_uri} is held by an MCP server (`codeseam mcp`, pid "
+        f"{info.pid}, since {since}) that an MCP client such as Claude Code started; it talks over "
+        "stdio, so the command line cannot reach it",
+        hint=f"use its tools (search_code, get_status, index_repo, ...) from that client, or end that "
+        f"client session (or `kill {info.pid}`) and retry; to share the index between agents and the "
+        "command line, run `codeseam serve` first: `codeseam mcp` and the CLI then both go through it",
+    )
