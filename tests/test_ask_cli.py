@@ -8,8 +8,6 @@ import json
 import re
 import socket
 import subprocess
-import textwrap
-from pathlib import Path
 
 import pytest
 
@@ -18,21 +16,8 @@ from codeseam.answer import ABSTAIN_MESSAGE, NO_CITATION_WARNING
 from codeseam.settings import load_settings
 from codeseam.surfaces.cli import main
 from tests.support.fake_openai import Reply
+from tests.support.fixtures import RETRY_PY
 
-RETRY_PY = textwrap.dedent('''\
-    """Retry helpers."""
-    import random
-
-
-    def compute_retry_delay(attempt, base=0.5, cap=30.0):
-        """Exponential backoff with full jitter."""
-        return random.uniform(0, min(cap, base * 2 ** attempt))
-
-
-    class RetryPolicy:
-        def should_retry(self, error, attempt):
-            return attempt < 5 and isinstance(error, OSError)
-    ''')
 QUESTION = ["how", "is", "the", "retry", "delay", "computed?"]
 SOURCE_HEAD = re.compile(r"^\[(\d+)\] (\S+):(\d+)-(\d+)(?: (\S+))?$", re.M)
 

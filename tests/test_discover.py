@@ -18,18 +18,9 @@ from codeseam.chunk.languages import language_for
 from codeseam.discover import Discovery, discover, read_text, rules
 from codeseam.errors import ConfigError, FileSkipped
 from tests.support.hostile import run_git, run_unprivileged
+from tests.support.fixtures import isolated_git  # noqa: F401 (autouse fixture)
 
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
-
-
-@pytest.fixture(autouse=True)
-def isolated_git(tmp_path_factory, monkeypatch):
-    """No user or system git config leaks in (global excludes are set per test)."""
-    cfg = tmp_path_factory.mktemp("gitcfg") / "gitconfig"
-    cfg.write_text("")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(cfg))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    return cfg
 
 
 def write(root: Path, files: dict[str, str | bytes]) -> None:

@@ -9,12 +9,12 @@ import shutil
 import tempfile
 from pathlib import Path
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from codeseam.discover import discover
 from tests.support.hostile import run_git
+from tests.support.fixtures import isolated_git  # noqa: F401 (autouse fixture)
 
 DIRS = ["", "a", "b", "a/b", "a/c", "b/a", "build", "a/build", "a/b/deep", "s[1]", "s[1]/a",
         "sp ace", "!neg"]
@@ -25,14 +25,6 @@ PATTERNS = ["*.log", "!keep.log", "build/", "build", "/x.py", "x.py", "a/", "!a/
             "a/*/", "!/x.py", "a/**/", "*/", "**/", "a/**", "**", "!a/b/", "!**/deep/x.py",
             "deep", "!b/**", "/*.txt", "*/x.py", "![xy].*", "s[1]/", "\\[*", "sp*", "*[!a-m].py",
             "a/b/**/deep", "?.py", "\\!neg/", "x.py/"]
-
-
-@pytest.fixture(autouse=True)
-def isolated_git(tmp_path_factory, monkeypatch):
-    cfg = tmp_path_factory.mktemp("gitcfg") / "gitconfig"
-    cfg.write_text("")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(cfg))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
 
 
 def _join(d: str, name: str) -> str:

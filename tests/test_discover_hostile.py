@@ -11,14 +11,7 @@ from codeseam.chunk.languages import language_for
 from codeseam.discover import discover, read_text
 from codeseam.errors import FileSkipped
 from tests.support.hostile import apply_races, make_hostile_corpus
-
-
-@pytest.fixture(autouse=True)
-def isolated_git(tmp_path_factory, monkeypatch):
-    cfg = tmp_path_factory.mktemp("gitcfg") / "gitconfig"
-    cfg.write_text("")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(cfg))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+from tests.support.fixtures import isolated_git  # noqa: F401 (autouse fixture)
 
 
 def on_disk(root: str) -> set[str]:

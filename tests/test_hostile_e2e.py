@@ -14,22 +14,14 @@ import shutil
 import subprocess
 from collections import Counter
 
-import pytest
 
 from codeseam import api
 from codeseam.settings import load_settings
 from tests.support.hostile import apply_races, make_hostile_corpus
 from tests.test_crash import ROOT, cli_command, run_env
+from tests.support.fixtures import isolated_git  # noqa: F401 (autouse fixture)
 
 DROP_READ_ANY = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--inh-caps=-all"]
-
-
-@pytest.fixture(autouse=True)
-def isolated_git(tmp_path_factory, monkeypatch):
-    cfg = tmp_path_factory.mktemp("gitcfg") / "gitconfig"
-    cfg.write_text("")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(cfg))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
 
 
 def expect_unreadable(corpus: dict) -> None:

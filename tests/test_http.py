@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
-import textwrap
 import threading
 import time
 from contextlib import contextmanager
@@ -21,21 +20,8 @@ from codeseam.settings import load_settings
 from codeseam.surfaces.cli import main
 from codeseam.surfaces.http import create_app
 from tests.support.fake_openai import FakeOpenAI, Reply
+from tests.support.fixtures import RETRY_PY
 
-RETRY_PY = textwrap.dedent('''\
-    """Retry helpers."""
-    import random
-
-
-    def compute_retry_delay(attempt, base=0.5, cap=30.0):
-        """Exponential backoff with full jitter."""
-        return random.uniform(0, min(cap, base * 2 ** attempt))
-
-
-    class RetryPolicy:
-        def should_retry(self, error, attempt):
-            return attempt < 5 and isinstance(error, OSError)
-    ''')
 PARSE_GO = 'package config\n\nfunc ParseJSON(data []byte) error {\n\treturn nil\n}\n'
 TOKEN = "s3cret-token-for-tests-0123456789"
 ERROR_KEYS = {"error", "hint", "type"}

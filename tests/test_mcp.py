@@ -8,26 +8,13 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import anyio
 import pytest
 
-RETRY_PY = textwrap.dedent('''\
-    """Retry helpers."""
-    import random
+from tests.support.fixtures import RETRY_PY
 
-
-    def compute_retry_delay(attempt, base=0.5, cap=30.0):
-        """Exponential backoff with full jitter."""
-        return random.uniform(0, min(cap, base * 2 ** attempt))
-
-
-    class RetryPolicy:
-        def should_retry(self, error, attempt):
-            return attempt < 5 and isinstance(error, OSError)
-    ''')
 SERVER = [sys.executable, "-m", "codeseam.surfaces.cli", "mcp"]
 
 
