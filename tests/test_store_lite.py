@@ -6,15 +6,19 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 
 from codeseam.errors import IndexBusyError
 from codeseam.store import Filters, Store
+from codeseam.store.lite import sweep_stale_sockets
 from tests.test_store import META, rows_for, settings_for
 
 HOLDER = textwrap.dedent("""
@@ -67,6 +71,37 @@ def test_the_index_is_free_again_when_the_holder_is_killed(holder):
     proc.wait()
     with Store.open(settings, expect=META, create=False) as store:  # waits for its old server to go
         assert [c.text for c in store.iter_chunks("held")] == ["written by the holder"]
+        # the killed holder's socket was swept: every one left for this file name is live
+        left = list(Path(tempfile.gettempdir()).glob("codeseam-*-index.db.sock"))
+        assert left and all(_accepts(p) for p in left), left
+
+
+def _accepts(path: Path) -> bool:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        try:
+            probe.connect(str(path))
+            return True
+        except OSError:
+            return False
+
+
+def test_stale_lite_sockets_are_swept_and_live_ones_kept():
+    tmp = Path(tempfile.gettempdir())
+    stale, live = tmp / "codeseam-0000aaaa0000-sweep.db.sock", tmp / "codeseam-0000bbbb0000-sweep.db.sock"
+    other = tmp / "codeseam-0000cccc0000-other.db.sock"
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        for path in (stale, other):  # bound, then closed without unlink: what SIGKILL leaves
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as dead:
+                dead.bind(str(path))
+        listener.bind(str(live))
+        listener.listen(1)
+        assert sweep_stale_sockets("sweep.db") == 1
+        assert not stale.exists() and live.exists() and other.exists()  # another index's: not this sweep's
+    finally:
+        listener.close()
+        for path in (stale, live, other):
+            path.unlink(missing_ok=True)
 
 
 def test_a_foreign_milvus_lite_holder_is_busy_too(tmp_path):

@@ -17,6 +17,7 @@ import logging
 import os
 import re
 import secrets
+import socket as socketlib
 import subprocess
 import tempfile
 import time
@@ -72,6 +73,7 @@ class LiteServer:
                 f"the index {db_path} is open in another program (Milvus Lite lock {lock_path} is held)",
                 hint="stop the other program, or use a Milvus server (RAG_MILVUS_URI)",
             ) from None
+        sweep_stale_sockets(db_path.name)
         self.socket = Path(tempfile.gettempdir()) / f"codeseam-{secrets.token_hex(6)}-{db_path.name}.sock"
         lib = str(binary.parent)
         env = {k: v for k, v in os.environ.items() if k not in ("LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH")}
@@ -116,6 +118,29 @@ class LiteServer:
 
     def stop(self) -> None:
         self._finalizer()
+
+
+def sweep_stale_sockets(db_name: str) -> int:
+    """Remove this user's Milvus Lite sockets for ``db_name`` that nothing listens on any
+    more: a process killed with SIGKILL never unlinks its socket. A socket that accepts a
+    connection belongs to a live server and is kept. Returns how many were removed."""
+    removed = 0
+    for path in Path(tempfile.gettempdir()).glob(f"codeseam-*-{db_name}.sock"):
+        try:
+            if path.lstat().st_uid != os.getuid():
+                continue
+            with socketlib.socket(socketlib.AF_UNIX, socketlib.SOCK_STREAM) as probe:
+                probe.settimeout(0.5)
+                probe.connect(str(path))
+        except ConnectionRefusedError:
+            try:
+                path.unlink()
+                removed += 1
+            except OSError:
+                pass
+        except OSError:
+            continue  # gone meanwhile, or not ours to judge
+    return removed
 
 
 def _stop(proc: subprocess.Popen, lock_fd: IO[str], socket: Path, log_file: IO[bytes]) -> None:
