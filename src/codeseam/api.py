@@ -22,15 +22,15 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
+from . import safety
 from .errors import ConfigError, NotIndexedError
-from .records import Answer, Hit, SearchResult
+from .records import Answer, SearchResult
 from .settings import Settings, load_settings
 
 log = logging.getLogger(__name__)
 
-MAX_QUERY_CHARS = 2000
 
 
 @dataclass(frozen=True)
@@ -131,8 +131,8 @@ class Index:
         from .search import retrieve
         from .store import Filters
 
-        query = _check_query(query)
-        k = _check_k(k if k is not None else self.settings.k)
+        query = safety.check_query(query)
+        k = safety.check_k(k if k is not None else self.settings.k)
         repos = self._known_repos(repo)
         filters = Filters(repos=repos, path_glob=path_glob or None, language=language or None)
         return retrieve(self.store, self.embedder, self.settings, query, filters, k, mode=mode,
@@ -188,21 +188,6 @@ class Index:
         ]
         files = {p: e.file_hash for p, e in sorted(self.store.file_entries(repo).items())}
         return {"repo": repo, "files": files, "chunks": rows}
-
-
-def _check_query(query: str) -> str:
-    query = (query or "").strip()
-    if not query:
-        raise ConfigError("empty query")
-    if len(query) > MAX_QUERY_CHARS:
-        raise ConfigError(f"query too long ({len(query)} characters, at most {MAX_QUERY_CHARS})")
-    return query
-
-
-def _check_k(k: int) -> int:
-    if not 1 <= k <= 100:
-        raise ConfigError(f"k must be within 1..100, not {k}")
-    return k
 
 
 # -- one-shot functions ------------------------------------------------------------------

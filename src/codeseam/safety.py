@@ -34,7 +34,7 @@ from typing import Iterable
 
 from .errors import ConfigError, UnsafePathError
 
-MAX_QUERY_CHARS = 2000  # the same cap api applies
+MAX_QUERY_CHARS = 2000  # api, the CLI and the servers all check through here
 MAX_K = 100
 MAX_BODY_BYTES = 64 * 1024
 MAX_PATH_CHARS = 4096

@@ -1,6 +1,6 @@
 """Incremental, crash-safe sync: what to do with each file, decided by a pure function.
 
-The protocol (implemented by ``api.index`` over the store's primitives) keeps one invariant:
+The protocol (carried out by ``indexer.IndexRun`` over the store's primitives) keeps one invariant:
 
     every path that has chunk rows in the index has an entry in the file manifest.
 
