@@ -60,7 +60,12 @@ def test_secrets_never_leave_the_index(planted, isolated_env):
     rows = api.inspect("svc", settings=settings)
     with api.open_index(settings) as ix:
         stored = [c.text for c in ix.store.iter_chunks("svc")]
-    blob = "\n".join(seen_text + stored + [str(rows)])
+        # the embedded and BM25-indexed field too: its header (identifier splits, imports,
+        # documentation lines) is derived from the file, which is scrubbed before chunking
+        indexed = [r["indexed_text"] for r in
+                   ix.store._m.query_all(ix.store.names.chunks, 'repo_id == "svc"', ["indexed_text"])]
+    assert len(indexed) == len(stored) and any("[REDACTED:" in t for t in indexed)
+    blob = "\n".join(seen_text + stored + indexed + [str(rows)])
     for value in planted_secrets.values():
         assert value not in blob
     # line structure survives: the function is still at its real lines
