@@ -27,7 +27,7 @@ test-fast: setup
 
 demo: setup
 	RAG_DATA_DIR=$(CURDIR)/.codeseam-demo $(BIN)/codeseam index . --repo-id codeseam
-	RAG_DATA_DIR=$(CURDIR)/.codeseam-demo $(BIN)/codeseam search "where are secrets redacted before storage" -k 5
+	RAG_DATA_DIR=$(CURDIR)/.codeseam-demo $(BIN)/codeseam search "where are secrets redacted before storage" --path "src/**" -k 5
 	RAG_DATA_DIR=$(CURDIR)/.codeseam-demo $(BIN)/codeseam status
 
 clean:
