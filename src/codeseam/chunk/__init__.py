@@ -92,7 +92,7 @@ def _ast_chunks(path: str, language: str, text: str, budget: Budget) -> list[Chu
     if not _tiles(segs, len(data)):  # defensive: never hand out a broken cover
         log.error("%s: chunk spans do not tile the file, using line windows", path)
         return None
-    imports = import_summary(data, (c for c in root.children if is_import_type(c.type)))
+    imports = import_summary(data, (c for c in root.named_children if is_import_type(c.type)))
     doc = data_lang or language in ("markdown", "rst")
     info = FileInfo(path=path, language=language_label(path), imports=imports, doc=doc)
     return build_chunks(info, data, segs, budget)

@@ -49,12 +49,12 @@ def _type_flags(node_type: str) -> int:
 
 
 def _items(children: list[Any]) -> list[Item]:
+    """Items of a node's *named* children (``named_children``): keywords and punctuation
+    are left out, so a line of only ``}`` or ``end`` joins the group above."""
     out: list[Item] = []
     append = out.append
     flags_of = _FLAGS.get
     for c in children:
-        if not c.is_named:
-            continue  # keywords and punctuation: a line of only `}` or `end` joins the group above
         sb = c.start_byte
         if c.end_byte <= sb:
             continue  # zero-width (MISSING) nodes
@@ -131,7 +131,7 @@ def _expand(items: list[Item]) -> list[Item] | None:
     for it in items:
         srow, lrow, _ls, node, _flags = it
         if lrow > srow and node.named_child_count:
-            out.extend(_items(node.children))
+            out.extend(_items(node.named_children))
             progressed = True
             continue
         if srow == lrow and out:
@@ -176,7 +176,7 @@ def ast_units(root: Any, data: bytes, sizer: Sizer, data_lang: bool) -> list[Uni
     fits = sizer.fits if sizer.limit_tokens is not None else None  # None: bytes only
     # a stack of (groups still to visit, scope): only groups too big push a frame
     stack: list[tuple[Any, Def | None]] = [
-        (iter(_groups(_items(root.children), 0, len(data), cap)), None)]
+        (iter(_groups(_items(root.named_children), 0, len(data), cap)), None)]
     while stack:
         groups, scope = stack[-1]
         for lo, hi, items, check in groups:

@@ -34,6 +34,8 @@ from .vocab import (BODY_WORDS, CLASS_WORDS, FUNC_WORDS, HEADING_WORDS, SECTION_
 SIG_MAX_BYTES = 300
 SIG_MAX_LINES = 4
 NAME_MAX = 80
+# type words that say function or class (one set, not a union per call)
+_FUNC_OR_CLASS = FUNC_WORDS | CLASS_WORDS
 
 
 @dataclass(slots=True, eq=False)
@@ -91,7 +93,7 @@ def _receiver_type(data: bytes, receiver: Any) -> str:
 
 def _heading_text(data: bytes, node: Any) -> str | None:
     for child in node.named_children:
-        if type_words(child.type) & HEADING_WORDS:
+        if not type_words(child.type).isdisjoint(HEADING_WORDS):
             content = child.child_by_field_name("heading_content")
             raw = _text(data, content if content is not None else child)
             raw = raw.strip().strip("#=-~^*` \t").strip()
@@ -121,7 +123,7 @@ def _name_node(node: Any, words: frozenset[str], data_lang: bool,
         if child is not None and (is_ident_type(child.type) or child.type.endswith("key")):
             return child
         return None
-    if words & (FUNC_WORDS | CLASS_WORDS) and (
+    if not words.isdisjoint(_FUNC_OR_CLASS) and (
             has_body or node.start_point.row != node.end_point.row or _has_body(node)):
         t = node.child_by_field_name("type")
         if t is not None and t.start_point.row == node.start_point.row:
@@ -161,11 +163,11 @@ def _value_kind(node: Any, last_child: bool = False) -> str | None:
             continue
         for _ in range(4):  # look through wrappers (parentheses, suffix expressions)
             w = type_words(v.type)
-            if w & FUNC_WORDS and not w & VALUE_VETO_WORDS:
+            if not w.isdisjoint(FUNC_WORDS) and w.isdisjoint(VALUE_VETO_WORDS):
                 return "function"
-            if w & VALUE_CLASS_WORDS and v.start_point.row != v.end_point.row:
+            if not w.isdisjoint(VALUE_CLASS_WORDS) and v.start_point.row != v.end_point.row:
                 return "class"
-            if v.named_child_count != 1 or w & BODY_WORDS:
+            if v.named_child_count != 1 or not w.isdisjoint(BODY_WORDS):
                 break
             v = v.named_child(0)
     return None
@@ -212,7 +214,7 @@ def classify(node: Any, data: bytes, data_lang: bool,
     """``(name, kind)`` when ``node`` itself is a definition."""
     if words is None:
         words = type_words(node.type)
-    if words & SECTION_WORDS:
+    if not words.isdisjoint(SECTION_WORDS):
         heading = _heading_text(data, node)
         return (heading, "section") if heading else None
     if data_lang:
@@ -223,7 +225,7 @@ def classify(node: Any, data: bytes, data_lang: bool,
         return (name, "section") if name else None
     if "call" in words:  # Elixir `def f(x) do ... end`
         return _call_def(node, data)
-    if words & VETO_WORDS:
+    if not words.isdisjoint(VETO_WORDS):
         return None
     name_node = _name_node(node, words, False)
     kind: str | None = None
@@ -232,9 +234,9 @@ def classify(node: Any, data: bytes, data_lang: bool,
         name_node = _first_ident(node) if kind is not None else None
         if name_node is None:
             return None
-    elif words & CLASS_WORDS:
+    elif not words.isdisjoint(CLASS_WORDS):
         kind = "class"
-    elif words & FUNC_WORDS:
+    elif not words.isdisjoint(FUNC_WORDS):
         kind = "function"
     else:
         kind = _value_kind(node)
@@ -269,7 +271,7 @@ def find_definition(node: Any, data: bytes, data_lang: bool) -> tuple[Any, str, 
         found = classify(cur, data, data_lang, words)
         if found is not None:
             return cur, found[0], found[1]
-        if data_lang or words & STOP_WORDS:
+        if data_lang or not words.isdisjoint(STOP_WORDS):
             return None
         count = cur.named_child_count
         if count == 0 or count > 4:
@@ -283,7 +285,7 @@ def find_definition(node: Any, data: bytes, data_lang: bool) -> tuple[Any, str, 
         right = cur.child_by_field_name("right")
         if right is not None:
             rwords = type_words(right.type)
-            if rwords & (FUNC_WORDS | CLASS_WORDS) and not rwords & VALUE_VETO_WORDS:
+            if not rwords.isdisjoint(_FUNC_OR_CLASS) and rwords.isdisjoint(VALUE_VETO_WORDS):
                 left = cur.child_by_field_name("left")
                 if left is not None:
                     kind = "class" if rwords & CLASS_WORDS else "function"
@@ -302,10 +304,10 @@ def sibling_definition(nodes: list[Any], data: bytes) -> tuple[str, str] | None:
         if a.child_count == 0 or not is_body_type(nodes[i + 1].type):
             continue
         words = type_words(a.type)
-        if words & VETO_WORDS:
+        if not words.isdisjoint(VETO_WORDS):
             continue
         name_node = a.child_by_field_name("name")
-        if name_node is None and words & (FUNC_WORDS | CLASS_WORDS):
+        if name_node is None and not words.isdisjoint(_FUNC_OR_CLASS):
             name_node = _first_ident(a)  # Zig: fn <identifier>
         if name_node is None and a.named_child_count == 1:  # Dart: method_signature > function_signature
             inner = a.named_child(0)
