@@ -221,16 +221,20 @@ def build_chunks(info: FileInfo, data: bytes, segs: list[Segment], budget: Budge
     path, language, doc_file = info.path, info.language, info.doc
     head = f"{path} ({language})"
     imports_line = "imports: " + ", ".join(info.imports) if info.imports else ""
-    row, row_pos = 0, 0
+    row, row_pos = 0, 0  # row_pos: where the previous chunk starts, row: its row
+    prev_end, prev_nl = 0, 0  # where the previous chunk ends, its newlines
     count = data.count
     for index, seg in enumerate(segs):
         a, b = spans[index]
         raw = data[a:b]
-        row += count(b"\n", row_pos, a)
+        # chunks that tile the file: the previous chunk's newlines are the ones skipped
+        row += prev_nl if a == prev_end else count(b"\n", row_pos, a)
         row_pos = a
         text = raw.decode("utf-8", "surrogatepass")
         start_line = row + 1
-        end_line = start_line + raw.count(b"\n") - (1 if raw.endswith(b"\n") else 0)
+        prev_nl = raw.count(b"\n")
+        prev_end = b
+        end_line = start_line + prev_nl - (1 if raw.endswith(b"\n") else 0)
         if info.window:
             symbol, kind, parent, defs, ctx, named = "", "window", "", [], None, None
         else:

@@ -81,9 +81,10 @@ def _splittable(word: bytes) -> bool:
     return True  # mixed case: camelCase, PascalCase
 
 
-# word -> its split words joined by spaces ("" when it does not split); the keys of the
-# splittable ones. Bounded: cleared when large.
-_MEMO: dict[bytes, str] = {}
+# Words already classified (a set: membership is all that is asked, and a set probe
+# touches less memory than a dict's); splittable word -> its split words joined by
+# spaces; the keys of the splittable ones. Bounded: cleared when large.
+_MEMO: set[bytes] = set()
 _SPLITTABLE: dict[bytes, str] = {}
 _SPLITTABLE_SET: set[bytes] = set()
 _MEMO_MAX = 300_000
@@ -95,21 +96,19 @@ def _learn(words: Iterable[bytes]) -> None:
         _SPLITTABLE.clear()
         _SPLITTABLE_SET.clear()
     for word in words:
-        value = ""
         if _splittable(word):
             parts = _split_cached(word.decode("ascii"))
             if len(parts) >= 2:
-                value = " ".join(parts)
-                _SPLITTABLE[word] = value
+                _SPLITTABLE[word] = " ".join(parts)
                 _SPLITTABLE_SET.add(word)
-        _MEMO[word] = value
+        _MEMO.add(word)
 
 
 def _splits_in(ident: bytes) -> list[str]:
     """Splits of the splittable identifiers in ``ident`` (bytes after ``_IDENT_TABLE``),
     in order of first use. Set operations keep the per-word work in C."""
     words = set(ident.split())
-    unknown = words.difference(_MEMO)  # a dict argument: C walks ``words`` only
+    unknown = words.difference(_MEMO)
     if unknown:
         _learn(unknown)
     hits = words & _SPLITTABLE_SET
@@ -187,7 +186,7 @@ class FileWords:
         ident = data.translate(_IDENT_TABLE)
         self.spans = [ident[a:b].split() for a, b in spans]
         words: set[bytes] = set().union(*self.spans)
-        unknown = words.difference(_MEMO)  # a dict argument: C walks ``words`` only
+        unknown = words.difference(_MEMO)
         if unknown:
             _learn(unknown)
         self.hits = words & _SPLITTABLE_SET
