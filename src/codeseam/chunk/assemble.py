@@ -168,29 +168,39 @@ def _resolve_def(seg: Segment, total: int, info: FileInfo):
     best: Def | None = None
     best_bytes = 0
     defs: list[Def] = []
-    owners: dict[int, list] = {}
+    owner = first.owner
+    mixed = False  # units of more than one owner
     for u in seg:
-        n = u.end - u.start
         w = u.whole
         if w is not None:
             defs.append(w)
+            n = u.end - u.start
             if n > best_bytes:
                 best, best_bytes = w, n
-        key = id(u.owner)
-        slot = owners.get(key)
-        if slot is None:
-            owners[key] = [u.owner, n]
-        else:
-            slot[1] += n
-    ctx = first.owner if first.whole is None and first.owner is not None \
-        and first.start > first.owner.start else None
+        if u.owner is not owner:
+            mixed = True
+    ctx = owner if first.whole is None and owner is not None and first.start > owner.start else None
     if best is not None and best_bytes * 2 >= total:
         kind = "section" if info.doc else best.kind
         return best.path, kind, best.parent_path, defs, ctx, best
-    owner = max(owners.values(), key=lambda s: s[1])[0] if len(owners) > 1 else first.owner
+    if mixed:
+        owner = _main_owner(seg)
     if owner is None:
         return MODULE, "section" if info.doc else "module", "", defs, ctx, None
     return owner.path, _owner_kind(owner, seg, info.doc), owner.parent_path, defs, ctx, owner
+
+
+def _main_owner(seg: Segment) -> Def | None:
+    """The owner most of a segment's bytes belong to (the first one on a tie)."""
+    owners: dict[int, list] = {}
+    for u in seg:
+        key = id(u.owner)
+        slot = owners.get(key)
+        if slot is None:
+            owners[key] = [u.owner, u.end - u.start]
+        else:
+            slot[1] += u.end - u.start
+    return max(owners.values(), key=lambda s: s[1])[0]
 
 
 def _define_paths(defs: list[Def], symbol: str) -> list[str]:
