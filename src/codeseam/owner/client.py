@@ -37,8 +37,6 @@ class RemoteIndex:
     """The ``api`` operations over a running ``codeseam serve``, returning the same records."""
 
     def __init__(self, info: ServerInfo, settings: Settings, *, timeout: float = 120.0) -> None:
-        import httpx
-
         self.info, self.settings = info, settings
         headers = {}
         if info.token_required:
@@ -49,7 +47,6 @@ class RemoteIndex:
         if settings.server_token:
             headers["Authorization"] = f"Bearer {settings.server_token}"
         self._http = http_client(info, timeout=timeout, headers=headers)
-        self.where = f"unix:{info.socket}" if info.socket else info.url
 
     def close(self) -> None:
         self._http.close()
@@ -69,7 +66,7 @@ class RemoteIndex:
         except httpx.HTTPError as exc:
             gone = isinstance(exc, (httpx.ConnectError, httpx.RemoteProtocolError))
             raise (ServerGone if gone else IndexBusyError)(
-                f"the codeseam server at {self.where} (pid {self.info.pid}) holds the index but "
+                f"the codeseam server at {self.info.where} (pid {self.info.pid}) holds the index but "
                 f"did not answer: {exc or type(exc).__name__}",
                 hint=f"check that it runs, or stop it (`kill {self.info.pid}`) and retry") from None
         try:

@@ -44,8 +44,7 @@ def call(op: str, *args: Any, settings: Settings, **kwargs: Any) -> Any:
                     raise
                 if info.kind != "http":
                     raise mcp_busy_error(settings, info) from None
-        where = f"unix:{info.socket}" if info.socket else info.url
-        log.info("the index is held by the server at %s (pid %d): going through it", where, info.pid)
+        log.info("the index is held by the server at %s (pid %d): going through it", info.where, info.pid)
         try:
             with RemoteIndex(info, settings) as remote:
                 return getattr(remote, op)(*args, **kwargs)

@@ -33,6 +33,11 @@ class ServerInfo:
     log: str = ""  # its log file (keep-alive servers)
     fingerprint: str = ""  # digest of the settings it serves with (keepalive.fingerprint)
 
+    @property
+    def where(self) -> str:
+        """How to reach it, for people: its unix socket, else its URL."""
+        return f"unix:{self.socket}" if self.socket else self.url
+
 
 # -- the server file -------------------------------------------------------------------------
 
@@ -114,7 +119,7 @@ def http_client(info: ServerInfo, *, timeout: float, headers: dict[str, str] | N
 def describe(info: ServerInfo) -> dict[str, Any]:
     """The server that holds the index, for `codeseam status` (JSON-ready)."""
     return {"kind": "keep-alive" if info.keepalive else ("mcp" if info.kind == "mcp" else "serve"),
-            "pid": info.pid, "url": info.url if not info.socket else f"unix:{info.socket}",
+            "pid": info.pid, "url": info.where,
             "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(info.started)) if info.started else None,
             "idle_exit_seconds": info.keepalive or None, "log": info.log or None}
 

@@ -84,7 +84,6 @@ def status_cmd(as_json: bool) -> None:
     """Show indexed repos (files, chunks, last sync), the embedder and where the index lives."""
     from ..errors import NotIndexedError
     from .. import owner
-    from ..owner import server_status
 
     settings = settings_from()
     try:
@@ -92,12 +91,12 @@ def status_cmd(as_json: bool) -> None:
     except NotIndexedError:
         if as_json:
             emit_json({"uri": settings.resolved_milvus_uri, "collection": settings.collection, "repos": [],
-                       "server": server_status(settings)[0]})
+                       "server": owner.server_status(settings)[0]})
         else:
             click.echo(f"nothing indexed yet (index location: {settings.resolved_milvus_uri})")
             click.echo("run `codeseam index PATH` to index a repository")
         return
-    server, line = server_status(settings)  # the server that holds the index (keep-alive or not)
+    server, line = owner.server_status(settings)  # the server that holds the index (keep-alive or not)
     if as_json:
         emit_json({**status_json(st), "server": server})
         return
