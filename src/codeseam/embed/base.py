@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import os
 import re
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Any, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -84,12 +84,19 @@ class BaseEmbedder:
         self.truncated = 0  # texts longer than max_tokens seen so far (cut by the model)
 
     # -- to implement -----------------------------------------------------------------
+    def _tokens(self) -> Any:
+        """The model's token counter (``tokens.TokenCounter``); ``None``: no tokenizer, so
+        counts are a rough estimate. Backends with a tokenizer override this."""
+        return None
+
     def count_tokens(self, text: str) -> int:
-        return rough_token_count(text)
+        counter = self._tokens()
+        return counter.count(text) if counter is not None else rough_token_count(text)
 
     def count_tokens_many(self, texts: Sequence[str]) -> list[int]:
-        """Token counts of many texts; backends with a batch tokenizer override this."""
-        return [self.count_tokens(t) for t in texts]
+        """Token counts of many texts (one batch call when the backend has a tokenizer)."""
+        counter = self._tokens()
+        return counter.count_many(texts) if counter is not None else [self.count_tokens(t) for t in texts]
 
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
         """Raw (unnormalised) vectors of one batch, shape (len(texts), dim)."""

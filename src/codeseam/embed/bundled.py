@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import threading
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
 
@@ -92,12 +92,6 @@ class BundledEmbedder(BaseEmbedder):
 
             self._counter = TokenCounter(self._tokenizer())
         return self._counter
-
-    def count_tokens(self, text: str) -> int:
-        return self._tokens().count(text)
-
-    def count_tokens_many(self, texts: Sequence[str]) -> list[int]:
-        return self._tokens().count_many(texts)
 
     # -- engines ------------------------------------------------------------------------
     def prepare(self) -> Path | None:

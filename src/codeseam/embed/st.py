@@ -18,7 +18,7 @@ import logging
 import os
 import threading
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -132,12 +132,6 @@ class SentenceTransformerEmbedder(BaseEmbedder):
             # a private copy: transformers reconfigures its backend tokenizer on every call
             self._counter = TokenCounter(Tokenizer.from_str(backend.to_str()))
         return self._counter
-
-    def count_tokens(self, text: str) -> int:
-        return self._tokens().count(text)
-
-    def count_tokens_many(self, texts: Sequence[str]) -> list[int]:
-        return self._tokens().count_many(texts)
 
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
         return self.model.encode(texts, batch_size=len(texts), show_progress_bar=False,
