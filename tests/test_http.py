@@ -186,6 +186,67 @@ def test_ask_answers_with_checked_citations(site, llm):
     assert body["text"].startswith(body["answer"]) and f"{cite['path']}:{cite['start_line']}" in body["text"]
 
 
+def ndjson(response: httpx.Response) -> list[dict]:
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"].startswith("application/x-ndjson")
+    return [json.loads(line) for line in response.text.splitlines() if line.strip()]
+
+
+def test_ask_streams_deltas_then_the_checked_answer(site, llm):
+    c = site["client"]
+    reply = "The delay is drawn with jitter [1]. The cap comes from `cap` [1, 9]."
+    llm.script(Reply(reply, chunks=5))
+    whole_reply = Reply(reply)
+    lines = ndjson(c.post("/ask", json={"question": "how is the retry delay computed?", "k": 3, "stream": True}))
+    *deltas, last = lines
+    assert len(deltas) >= 2 and all(set(d) == {"delta"} for d in deltas)
+    assert "".join(d["delta"] for d in deltas) == reply  # the raw reply, as the model sent it
+    assert last["done"] is True
+    llm.script(whole_reply)
+    whole = c.post("/ask", json={"question": "how is the retry delay computed?", "k": 3}).json()
+    assert {k: v for k, v in last.items() if k != "done"} == whole  # the same checked answer
+    assert any("removed citation [9]" in n for n in last["notes"]) and "[9]" not in last["answer"]
+
+
+def test_streamed_ask_errors_before_and_during_the_reply(site, llm):
+    c = site["client"]
+    # before the reply starts: the usual status code and JSON error body
+    assert_error(c.post("/ask", json={"question": "retry delay", "repo": "nope", "stream": True}),
+                 404, "NotIndexedError", "nope")
+    llm.script(Reply(status=400, error="bad request from the model server"))
+    assert_error(c.post("/ask", json={"question": "retry delay", "stream": True}), 502, "LLMResponseError")
+    # the model's stream breaks after two pieces: the deltas, then an error line with its status
+    llm.script(Reply("Delays double per attempt, capped at cap [1].", chunks=6, cut_after=2))
+    *deltas, last = ndjson(c.post("/ask", json={"question": "retry delay", "stream": True}))
+    assert [set(d) for d in deltas] == [{"delta"}, {"delta"}]
+    assert set(last) == ERROR_KEYS | {"status"} and last["type"] == "LLMResponseError" and last["status"] == 502
+    assert "Traceback" not in last["error"]
+
+
+def test_remote_index_streams_through_the_server(site, llm):
+    from codeseam.errors import LLMResponseError
+    from codeseam.owner.client import RemoteIndex
+    from codeseam.owner.serverfile import ServerInfo
+
+    info = ServerInfo(kind="http", pid=0, url=site["url"])
+    reply = "Delays double per attempt [1]."
+    with RemoteIndex(info, site["settings"]) as remote:
+        llm.script(Reply(reply, chunks=4))
+        seen: list[str] = []
+        answer = remote.ask("how is the retry delay computed?", k=3, on_delta=seen.append)
+        assert len(seen) >= 2 and "".join(seen) == reply
+        assert answer.question == "how is the retry delay computed?" and answer.citations
+        assert answer.answer.startswith(reply) and not answer.weak
+        llm.script(Reply(reply, chunks=4, cut_after=1))
+        seen.clear()
+        with pytest.raises(LLMResponseError):
+            remote.ask("how is the retry delay computed?", on_delta=seen.append)
+        assert len(seen) == 1
+        llm.script(reply)
+        plain = remote.ask("how is the retry delay computed?", k=3)  # not streamed: the same answer
+        assert plain.answer == answer.answer and plain.citations == answer.citations
+
+
 def test_llm_failures_map_to_502_and_503(site, llm, tmp_path):
     c = site["client"]
     llm.script(Reply(status=400, error="bad request from the model server"))

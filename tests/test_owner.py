@@ -126,6 +126,12 @@ def test_cli_and_mcp_go_through_a_running_http_server(box, fake_openai):
         assert res.returncode == 0, res.stderr
         doc = json.loads(res.stdout)
         assert doc["answer"] == "Delays double per attempt [1]." and doc["citations"][0]["path"] == "retry.py"
+        # --stream through the server: the reply arrives in pieces, then the checked Sources list
+        fake_openai.script("Delays double per attempt [1].")
+        res = cli(box, "ask", "how", "is", "the", "retry", "delay", "computed", "--stream", **auth)
+        assert res.returncode == 0, res.stderr
+        assert res.stdout.startswith("Delays double per attempt [1].\n\nSources:\n[1] retry.py:1-3")
+        assert fake_openai.chat_requests()[-1]["stream"] is True
 
         # an MCP server started now serves its tools through the HTTP server
         mcp_out = _mcp_search(box, auth)

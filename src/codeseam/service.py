@@ -13,6 +13,8 @@ Milvus Lite file) and adds what a server needs on top of it:
 - **lazy, retried opening**: when another process holds the index, each call raises the
   ``IndexBusyError`` (with the holder's name) and the next call tries again, so a server
   started while a CLI run indexes becomes useful once that run ends.
+- **streamed answers**: ``ask_events`` yields the reply's deltas as the model sends them,
+  then the checked answer (``POST /ask`` with ``"stream": true``).
 - **answers in JSON**: :func:`answer_json` / :func:`split_answer` separate an answer's text
   from the ``Sources:`` list (or the no-citation warning) that ``answer.py`` appends.
 
@@ -25,11 +27,12 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+import queue
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from . import safety
 from .errors import (CodeseamError, ConfigError, FatalError, IndexBusyError, LLMUnavailableError, NotIndexedError)
@@ -293,6 +296,28 @@ class Service:
         question = safety.check_query(question)
         k = safety.check_k(k)
         return self.session().ask(question, repo=repo or None, k=k, on_delta=on_delta)
+
+    def ask_events(self, question: str, *, repo: str | None = None,
+                   k: int | None = None) -> Iterator[str | Answer]:
+        """``ask`` as events for a streaming skin: each raw delta of the reply (a str) as
+        it arrives, then the checked :class:`Answer`. The answer runs in a worker thread;
+        its errors raise from the iterator, before the first event when the question fails
+        before the reply starts (so an HTTP skin can still answer with an error status)."""
+        events: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        end = object()
+
+        def run() -> None:
+            try:
+                events.put(self.ask(question, repo=repo, k=k, on_delta=events.put))
+            except BaseException as exc:  # handed to the reading thread
+                events.put(exc)
+            events.put(end)
+
+        threading.Thread(target=run, name="codeseam-ask", daemon=True).start()
+        while (event := events.get()) is not end:
+            if isinstance(event, BaseException):
+                raise event
+            yield event
 
     def remove(self, repo: str) -> int:
         running = self.running_job()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import calendar
 import contextlib
+import json
 import logging
 import os
 import time
@@ -64,18 +65,20 @@ class RemoteIndex:
         try:
             response = self._http.request(method, url, **kw)
         except httpx.HTTPError as exc:
-            gone = isinstance(exc, (httpx.ConnectError, httpx.RemoteProtocolError))
-            raise (ServerGone if gone else IndexBusyError)(
-                f"the codeseam server at {self.info.where} (pid {self.info.pid}) holds the index but "
-                f"did not answer: {exc or type(exc).__name__}",
-                hint=f"check that it runs, or stop it (`kill {self.info.pid}`) and retry") from None
-        try:
-            data = response.json()
-        except ValueError:
-            data = {"error": response.text[:300]}
+            raise self._gone(exc) from None
+        data = _json_or_text(response)
         if response.is_success:
             return data
         raise error_from(response.status_code, data)
+
+    def _gone(self, exc: Exception) -> IndexBusyError:
+        import httpx
+
+        gone = isinstance(exc, (httpx.ConnectError, httpx.RemoteProtocolError))
+        return (ServerGone if gone else IndexBusyError)(
+            f"the codeseam server at {self.info.where} (pid {self.info.pid}) holds the index but "
+            f"did not answer: {exc or type(exc).__name__}",
+            hint=f"check that it runs, or stop it (`kill {self.info.pid}`) and retry")
 
     # -- the api operations ---------------------------------------------------------------------
     def search(self, query: str, *, repo: str | None = None, path_glob: str | None = None,
@@ -99,11 +102,14 @@ class RemoteIndex:
 
     def ask(self, question: str, *, repo: str | None = None, k: int | None = None,
             on_delta: Callable[[str], None] | None = None):
-        from ..records import Answer, Citation
-
+        """The server's answer; with ``on_delta`` streamed (``"stream": true``), each delta
+        passed on as it arrives."""
+        body = {"question": question, "repo": repo, "k": k}
+        timeout = self.settings.llm_timeout * 4 + 60
         try:
-            data = self._request("POST", "/ask", json={"question": question, "repo": repo, "k": k},
-                                 timeout=self.settings.llm_timeout * 4 + 60)
+            if on_delta is None:
+                return answer_record(question, self._request("POST", "/ask", json=body, timeout=timeout))
+            return self._ask_stream({**body, "stream": True}, on_delta, timeout)
         except errors.LLMUnavailableError as exc:
             if self.info.keepalive:  # started with this shell's settings: the message is the whole story
                 raise
@@ -111,9 +117,35 @@ class RemoteIndex:
                 f"the codeseam server at {self.info.url} (pid {self.info.pid}), which holds the index, "
                 f"answers with its own settings: {exc.message}",
                 hint=f"{exc.hint or ''}; then restart the server with those settings".lstrip("; ")) from None
-        cites = tuple(Citation(c["n"], c["path"], c["start_line"], c["end_line"], c["symbol"])
-                      for c in data["citations"])
-        return Answer(question, data["text"], cites, bool(data["weak"]), tuple(data.get("notes", ())))
+
+    def _ask_stream(self, body: dict[str, Any], on_delta: Callable[[str], None], timeout: float):
+        """Read ``POST /ask`` NDJSON lines: deltas, then the answer (or an error line)."""
+        import httpx
+
+        shown = False
+        try:
+            with self._http.stream("POST", "/ask", json=body, timeout=timeout) as response:
+                if not response.is_success:
+                    response.read()
+                    raise error_from(response.status_code, _json_or_text(response))
+                for line in response.iter_lines():
+                    data = json.loads(line) if line.strip() else {}
+                    if "delta" in data:
+                        shown = True
+                        on_delta(data["delta"])
+                    elif data.get("done"):
+                        return answer_record(body["question"], data)
+                    elif "error" in data:
+                        raise error_from(int(data.get("status") or 500), data)
+        except (httpx.HTTPError, ValueError) as exc:
+            if not shown and isinstance(exc, (httpx.ConnectError, httpx.RemoteProtocolError)):
+                raise self._gone(exc) from None  # nothing shown yet: route.call may retry
+            raise errors.LLMResponseError(
+                f"the answer from the codeseam server at {self.info.where} broke off: "
+                f"{exc or type(exc).__name__}", hint="ask again") from None
+        raise errors.LLMResponseError(
+            f"the answer from the codeseam server at {self.info.where} ended before it was complete",
+            hint="ask again; the server's log may say more")
 
     def index(self, path: str, *, repo_id: str | None = None, progress: Callable[..., None] | None = None,
               dry_run: bool = False, rebuild: bool = False):
@@ -245,6 +277,21 @@ def error_from(status: int, data: Any) -> CodeseamError:
     if not (isinstance(cls, type) and issubclass(cls, CodeseamError)) or cls is errors.FileSkipped:
         cls = FatalError
     return cls(message, hint=data.get("hint") or None)
+
+
+def _json_or_text(response: Any) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        return {"error": response.text[:300]}
+
+
+def answer_record(question: str, data: dict[str, Any]):
+    from ..records import Answer, Citation
+
+    cites = tuple(Citation(c["n"], c["path"], c["start_line"], c["end_line"], c["symbol"])
+                  for c in data["citations"])
+    return Answer(question, data["text"], cites, bool(data["weak"]), tuple(data.get("notes", ())))
 
 
 def search_result(data: dict[str, Any]):

@@ -7,7 +7,7 @@ Endpoints (OpenAPI at ``/openapi.json``, interactive docs at ``/docs``)::
     GET    /jobs/{id}                              one job's progress or result
     DELETE /jobs/{id}                              stop a running job (at its next file)
     GET    /status                                 the index (as `status --json`) + jobs
-    POST   /ask     {"question", "repo"?, "k"?}    answer with checked citations
+    POST   /ask     {"question", "repo"?, "k"?, "stream"?}   answer with checked citations
     GET    /repos/{id}                             every row of a repo (as `inspect --json`)
     DELETE /repos/{id}                             remove a repo
     GET    /health                                 liveness (+ pid, the running job's id)
@@ -20,28 +20,36 @@ parameters 422, a body over ``MAX_BODY_BYTES`` 413, LLMUnavailableError 503, LLM
 <token>``. The /docs page loads Swagger UI from a CDN in the browser (FastAPI's default);
 /openapi.json is served from here.
 
+With ``"stream": true``, ``/ask`` answers ``application/x-ndjson``: a ``{"delta"}`` line per
+piece of the model's reply as it arrives, then the checked answer (the non-streamed body plus
+``"done": true``), or, when the reply breaks off, an error body plus its ``"status"``. Errors
+before the reply starts get their status code as usual.
+
 ``serve(app, sock, idle_exit=S)`` stops the server after S seconds without a request while no
 indexing job runs (``codeseam serve --idle-exit``; the CLI's keep-alive server).
 """
 
 from __future__ import annotations
 
+import itertools
+import json
 import logging
 import os
-import secrets
 import threading
 import time
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Iterator, Literal
 
 from fastapi import Body, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
 from .. import __version__, errors
-from ..safety import MAX_BODY_BYTES, MAX_K, MAX_QUERY_CHARS, is_loopback
+from ..records import Answer
+from ..safety import MAX_BODY_BYTES, MAX_K, MAX_QUERY_CHARS
 from ..service import Service, UnknownJobError, answer_json
+from .http_guard import Activity, ActivityMiddleware, BearerAuth, BodyLimit, LoopbackHost, error_body
 
 log = logging.getLogger(__name__)
 
@@ -63,10 +71,6 @@ def status_for(exc: errors.CodeseamError) -> int:
     return next((code for cls, code in STATUS_CODES if isinstance(exc, cls)), 500)
 
 
-def error_body(message: str, hint: str | None = None, kind: str = "Error") -> dict[str, Any]:
-    return {"error": message, "hint": hint, "type": kind}
-
-
 class IndexRequest(BaseModel):
     path: str = Field(min_length=1, max_length=4096, description="Folder to index (absolute, under an allowed root)")
     repo_id: str | None = Field(None, max_length=200, description="Name in the index (default: the folder name)")
@@ -76,6 +80,7 @@ class AskRequest(BaseModel):
     question: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     repo: str | None = Field(None, max_length=200)
     k: int | None = Field(None, ge=1, le=MAX_K)
+    stream: bool = Field(False, description="Answer as NDJSON lines: deltas as they arrive, then the answer")
 
 
 def create_app(service: Service, *, token: str | None = None, max_body: int = MAX_BODY_BYTES,
@@ -128,10 +133,14 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = MA
         jobs = [j.to_json(compact=True) for j in service.jobs()]
         return {"index": status_json(service.status()), "jobs": jobs, "llm": service.llm_configured}
 
-    @app.post("/ask")
-    def ask(body: AskRequest = Body()) -> dict[str, Any]:
-        answer = service.ask(body.question, repo=body.repo, k=body.k)
-        return {**answer_json(answer), "text": answer.answer}
+    @app.post("/ask", response_model=None)
+    def ask(body: AskRequest = Body()) -> dict[str, Any] | StreamingResponse:
+        if not body.stream:
+            return ask_body(service.ask(body.question, repo=body.repo, k=body.k))
+        events = service.ask_events(body.question, repo=body.repo, k=body.k)
+        first = next(events)  # a question that fails before the reply starts gets its status code
+        return StreamingResponse(_ask_lines(itertools.chain([first], events)),
+                                 media_type="application/x-ndjson")
 
     @app.get("/repos/{repo_id}")
     def inspect(repo_id: str) -> dict[str, Any]:
@@ -142,6 +151,25 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = MA
         return {"repo": repo_id, "removed_chunks": service.remove(repo_id)}
 
     return app
+
+
+def ask_body(answer: Answer) -> dict[str, Any]:
+    """``POST /ask``'s body: ``answer_json`` plus ``text``, the answer with its Sources list."""
+    return {**answer_json(answer), "text": answer.answer}
+
+
+def _ask_lines(events: Iterator[str | Answer]) -> Iterator[str]:
+    """NDJSON lines of a streamed answer; an error after the reply started is the last line."""
+    try:
+        for event in events:
+            body = {"delta": event} if isinstance(event, str) else {**ask_body(event), "done": True}
+            yield json.dumps(body) + "\n"
+    except errors.CodeseamError as exc:
+        yield json.dumps({**error_body(exc.message, exc.hint, type(exc).__name__), "status": status_for(exc)}) + "\n"
+    except Exception as exc:  # the status line is sent: the error travels in the body
+        log.error("unexpected error while streaming an answer: %s", exc, exc_info=exc)
+        yield json.dumps({**error_body(f"internal error ({type(exc).__name__})", "see the server log"),
+                          "status": 500}) + "\n"
 
 
 def _handlers(app: FastAPI) -> None:
@@ -171,128 +199,6 @@ def _handlers(app: FastAPI) -> None:
         log.error("unexpected error on %s %s: %s", request.method, request.url.path, exc, exc_info=exc)
         return JSONResponse(error_body(f"internal error ({type(exc).__name__})", "see the server log"),
                             status_code=500)
-
-
-# -- ASGI middleware ------------------------------------------------------------------------------
-
-async def _send_json(send: Any, status: int, body: dict[str, Any], headers: list | None = None) -> None:
-    import json
-
-    data = json.dumps(body).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()),
-                            *(headers or [])]})
-    await send({"type": "http.response.body", "body": data})
-
-
-class BearerAuth:
-    """Every request must carry ``Authorization: Bearer <token>`` (compared in constant time)."""
-
-    def __init__(self, app: Any, token: str) -> None:
-        self.app, self.token = app, token.encode()
-
-    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-        given = dict(scope.get("headers") or ()).get(b"authorization", b"")
-        scheme, _, value = given.partition(b" ")
-        if scheme.lower() != b"bearer" or not secrets.compare_digest(value.strip(), self.token):
-            await _send_json(send, 401, error_body("missing or wrong bearer token",
-                                                   "send `Authorization: Bearer <RAG_SERVER_TOKEN>`", "AuthError"),
-                             [(b"www-authenticate", b"Bearer")])
-            return
-        await self.app(scope, receive, send)
-
-
-class LoopbackHost:
-    """Only ``Host: localhost | 127.x.x.x | [::1]`` (any port): DNS rebinding protection."""
-
-    def __init__(self, app: Any) -> None:
-        self.app = app
-
-    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-        host = dict(scope.get("headers") or ()).get(b"host", b"").decode("latin-1").strip().lower()
-        name = host[1:host.find("]")] if host.startswith("[") else host.rsplit(":", 1)[0]
-        if not is_loopback(name):
-            await _send_json(send, 421, error_body(
-                f"this server answers only to loopback host names, not {host[:100]!r}",
-                "use http://127.0.0.1:<port>; to serve other machines start it with --allow-remote and a token",
-                "ConfigError"))
-            return
-        await self.app(scope, receive, send)
-
-
-class Activity:
-    """When the server last saw a request, and how many are in flight (for ``idle_exit``)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.in_flight = 0
-        self.last = time.monotonic()
-
-    def begin(self) -> None:
-        with self._lock:
-            self.in_flight += 1
-            self.last = time.monotonic()
-
-    def end(self) -> None:
-        with self._lock:
-            self.in_flight -= 1
-            self.last = time.monotonic()
-
-    def touch(self) -> None:
-        with self._lock:
-            self.last = time.monotonic()
-
-    def idle_for(self) -> float:
-        """Seconds since the last request ended (0 while one is in flight)."""
-        with self._lock:
-            return 0.0 if self.in_flight else time.monotonic() - self.last
-
-
-class ActivityMiddleware:
-    def __init__(self, app: Any, activity: Activity) -> None:
-        self.app, self.activity = app, activity
-
-    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-        self.activity.begin()
-        try:
-            await self.app(scope, receive, send)
-        finally:
-            self.activity.end()
-
-
-class BodyLimit:
-    """Refuse request bodies over ``max_bytes`` with 413, declared or streamed."""
-
-    def __init__(self, app: Any, max_bytes: int) -> None:
-        self.app, self.max_bytes = app, max_bytes
-
-    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-        declared = dict(scope.get("headers") or ()).get(b"content-length")
-        too_big = error_body(f"request body too large (at most {self.max_bytes} bytes)",
-                             f"send a shorter request (at most {self.max_bytes} bytes)", "ConfigError")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
-            await _send_json(send, 413, too_big)
-            return
-        seen = 0
-
-        async def limited() -> dict:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.max_bytes:
-                    raise HTTPException(413, too_big["error"])
-            return message
-
-        await self.app(scope, limited, send)
 
 
 def serve(app: FastAPI, sock: Any, *, idle_exit: float | None = None,

@@ -1,0 +1,140 @@
+"""ASGI middleware of the HTTP API: bearer token, loopback ``Host`` (DNS rebinding), body size,
+and the request activity that ``serve(idle_exit=...)`` watches.
+
+Each refuses with the API's JSON error body (``{"error", "hint", "type"}``) before the
+request reaches FastAPI.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+import time
+from typing import Any
+
+from starlette.exceptions import HTTPException
+
+from ..safety import is_loopback
+
+
+def error_body(message: str, hint: str | None = None, kind: str = "Error") -> dict[str, Any]:
+    return {"error": message, "hint": hint, "type": kind}
+
+
+async def _send_json(send: Any, status: int, body: dict[str, Any], headers: list | None = None) -> None:
+    data = json.dumps(body).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()),
+                            *(headers or [])]})
+    await send({"type": "http.response.body", "body": data})
+
+
+class BearerAuth:
+    """Every request must carry ``Authorization: Bearer <token>`` (compared in constant time)."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app, self.token = app, token.encode()
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        given = dict(scope.get("headers") or ()).get(b"authorization", b"")
+        scheme, _, value = given.partition(b" ")
+        if scheme.lower() != b"bearer" or not secrets.compare_digest(value.strip(), self.token):
+            await _send_json(send, 401, error_body("missing or wrong bearer token",
+                                                   "send `Authorization: Bearer <RAG_SERVER_TOKEN>`", "AuthError"),
+                             [(b"www-authenticate", b"Bearer")])
+            return
+        await self.app(scope, receive, send)
+
+
+class LoopbackHost:
+    """Only ``Host: localhost | 127.x.x.x | [::1]`` (any port): DNS rebinding protection."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        host = dict(scope.get("headers") or ()).get(b"host", b"").decode("latin-1").strip().lower()
+        name = host[1:host.find("]")] if host.startswith("[") else host.rsplit(":", 1)[0]
+        if not is_loopback(name):
+            await _send_json(send, 421, error_body(
+                f"this server answers only to loopback host names, not {host[:100]!r}",
+                "use http://127.0.0.1:<port>; to serve other machines start it with --allow-remote and a token",
+                "ConfigError"))
+            return
+        await self.app(scope, receive, send)
+
+
+class Activity:
+    """When the server last saw a request, and how many are in flight (for ``idle_exit``)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.in_flight = 0
+        self.last = time.monotonic()
+
+    def begin(self) -> None:
+        with self._lock:
+            self.in_flight += 1
+            self.last = time.monotonic()
+
+    def end(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+            self.last = time.monotonic()
+
+    def touch(self) -> None:
+        with self._lock:
+            self.last = time.monotonic()
+
+    def idle_for(self) -> float:
+        """Seconds since the last request ended (0 while one is in flight)."""
+        with self._lock:
+            return 0.0 if self.in_flight else time.monotonic() - self.last
+
+
+class ActivityMiddleware:
+    def __init__(self, app: Any, activity: Activity) -> None:
+        self.app, self.activity = app, activity
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        self.activity.begin()
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.activity.end()
+
+
+class BodyLimit:
+    """Refuse request bodies over ``max_bytes`` with 413, declared or streamed."""
+
+    def __init__(self, app: Any, max_bytes: int) -> None:
+        self.app, self.max_bytes = app, max_bytes
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        declared = dict(scope.get("headers") or ()).get(b"content-length")
+        too_big = error_body(f"request body too large (at most {self.max_bytes} bytes)",
+                             f"send a shorter request (at most {self.max_bytes} bytes)", "ConfigError")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
+            await _send_json(send, 413, too_big)
+            return
+        seen = 0
+
+        async def limited() -> dict:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_bytes:
+                    raise HTTPException(413, too_big["error"])
+            return message
+
+        await self.app(scope, limited, send)
