@@ -61,3 +61,17 @@ def test_excluded_and_unknown():
         assert language_for(path) is None
         assert language_label(path) == "text"
     assert "cobol" in EXCLUDED
+
+
+def test_language_key_maps_what_people_type_to_the_stored_label():
+    from codeseam.chunk.languages import EXTENSION_ALIASES, FILENAME_ALIASES, NAME_ALIASES, language_key
+
+    for ext, label in EXTENSION_ALIASES.items():  # an extension names the language its files are in
+        assert language_key(ext) == label == language_label(f"x.{ext}"), ext
+        assert language_key(ext.upper()) == label
+    for label in set(EXTENSION_ALIASES.values()) | set(FILENAME_ALIASES.values()):
+        assert language_key(label) == label and language_key(f" {label.title()} ") == label
+    for name, label in NAME_ALIASES.items():
+        assert label in available_grammars() or label == "text", name
+        assert language_key(name) == label
+    assert language_key("Lua") == "lua" == language_label("x.lua")  # by the extension rule

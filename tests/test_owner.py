@@ -96,6 +96,14 @@ def test_cli_and_mcp_go_through_a_running_http_server(box, fake_openai):
         assert hits[0]["symbol"] == "compute_retry_delay" and hits[0]["path"] == "retry.py"
         assert f"(pid {proc.pid}): going through it" in res.stderr
 
+        # the direct path's messages and filters, through the server
+        res = cli(box, "search", " ", **auth)
+        assert res.returncode == 1 and "error: empty query" in no_traceback(res.stderr)
+        res = cli(box, "search", "compute_retry_delay", "--lang", "Python", "--json", **auth)
+        assert json.loads(res.stdout)["hits"][0]["symbol"] == "compute_retry_delay"
+        res = cli(box, "search", "retry", "--lang", "cobol", **auth)
+        assert res.returncode == 1 and "(indexed: python)" in no_traceback(res.stderr)
+
         status = json.loads(cli(box, "status", "--json", **auth).stdout)
         assert [r["repo"] for r in status["repos"]] == ["proj"] and status["uri"].endswith("index.db")
 

@@ -133,10 +133,38 @@ class Index:
 
         query = safety.check_query(query)
         k = safety.check_k(k if k is not None else self.settings.k)
+        from .chunk.languages import language_key
+
         repos = self._known_repos(repo)
-        filters = Filters(repos=repos, path_glob=path_glob or None, language=language or None)
-        return retrieve(self.store, self.embedder, self.settings, query, filters, k, mode=mode,
-                        lock=self.lock)
+        filters = Filters(repos=repos, path_glob=path_glob or None,
+                          language=language_key(language) if language and language.strip() else None)
+        result = retrieve(self.store, self.embedder, self.settings, query, filters, k, mode=mode,
+                          lock=self.lock)
+        if not result.hits and (filters.language or filters.path_glob):
+            self._check_filters(filters)
+        return result
+
+    def _check_filters(self, filters) -> None:
+        """A search that found nothing under a language or path filter: when no indexed file
+        passes the filter, say so (an error, never an empty list), with what is indexed."""
+        from .chunk.languages import language_label
+        from .store.expr import compile_glob
+
+        repos = filters.repos or tuple(self.store.repo_records())
+        paths = [p for r in repos for p in self.store.file_entries(r)]
+        where = f"in repo {repos[0]!r}" if len(filters.repos) == 1 else "in the index"
+        if filters.language:
+            labels = sorted({language_label(p) for p in paths})
+            paths = [p for p in paths if language_label(p) == filters.language]
+            if not paths:
+                raise NotIndexedError(
+                    f"no file {where} is in language {filters.language!r} (indexed: {', '.join(labels) or 'none'})",
+                    hint="filter by one of those names (file extensions such as py or ts work too)")
+        if filters.path_glob and not any(map(compile_glob(filters.path_glob).match, paths)):
+            also = f" in language {filters.language!r}" if filters.language else ""
+            raise NotIndexedError(
+                f"no file {where}{also} matches the path glob {filters.path_glob!r}",
+                hint="globs use gitignore syntax on repo-relative paths: 'src/**', '*.py', 'pkg/*/util.go'")
 
     def ask(self, question: str, *, repo: str | None = None, k: int | None = None,
             on_delta: Callable[[str], None] | None = None) -> Answer:

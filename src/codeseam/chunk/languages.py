@@ -110,6 +110,27 @@ FILENAME_ALIASES: dict[str, str] = {
 }
 
 
+# Names people use for a language that are neither its grammar nor a file extension.
+NAME_ALIASES: dict[str, str] = {
+    "golang": "go", "c#": "csharp", "f#": "fsharp", "shell": "bash", "sh": "bash",
+    "objective-c": "objc", "objectivec": "objc", "emacs-lisp": "elisp", "common-lisp": "commonlisp",
+    "docker": "dockerfile", "makefile": "make", "protobuf": "proto", "js": "javascript",
+    "node": "javascript", "plain": "text", "txt": "text",
+}
+# The labels the aliases lead to: a name that is one of them is kept as it is.
+_ALIAS_LABELS = frozenset(EXTENSION_ALIASES.values()) | frozenset(FILENAME_ALIASES.values())
+
+
+def language_key(name: str) -> str:
+    """The stored language label a person means: case-insensitive, and file extensions and
+    common names accepted (``Python``, ``py`` -> ``python``; ``TS`` -> ``typescript``;
+    ``C++`` -> ``cpp``; ``golang`` -> ``go``). Other names are lower-cased as they are."""
+    key = name.strip().lower()
+    if key in _ALIAS_LABELS:
+        return key
+    return NAME_ALIASES.get(key) or EXTENSION_ALIASES.get(key) or key
+
+
 @functools.cache
 def available_grammars() -> frozenset[str]:
     """Grammar names bundled in tree-sitter-language-pack (imported lazily)."""

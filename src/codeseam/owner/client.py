@@ -83,6 +83,9 @@ class RemoteIndex:
     # -- the api operations ---------------------------------------------------------------------
     def search(self, query: str, *, repo: str | None = None, path_glob: str | None = None,
                language: str | None = None, k: int | None = None, mode: str = "hybrid"):
+        from ..safety import check_k, check_query
+
+        query, k = check_query(query), check_k(k)  # the messages of the direct path, not the server's 422
         params = {"q": query, "repo": repo, "path": path_glob, "lang": language, "k": k, "mode": mode}
         data = self._request("GET", "/search", params={k_: v for k_, v in params.items() if v is not None})
         return search_result(data)
@@ -104,7 +107,9 @@ class RemoteIndex:
             on_delta: Callable[[str], None] | None = None):
         """The server's answer; with ``on_delta`` streamed (``"stream": true``), each delta
         passed on as it arrives."""
-        body = {"question": question, "repo": repo, "k": k}
+        from ..safety import check_k, check_query
+
+        body = {"question": check_query(question), "repo": repo, "k": check_k(k)}
         timeout = self.settings.llm_timeout * 4 + 60
         try:
             if on_delta is None:

@@ -47,8 +47,10 @@ def index_cmd(path: str, repo_id: str | None, dry_run: bool, rebuild: bool, chun
 @click.argument("query", nargs=-1, required=True)
 @click.option("-k", type=click.IntRange(1, 100), help=K_HELP)
 @click.option("--repo", help="Only this repo.")
-@click.option("--path", "path_glob", help="Only paths matching this glob (e.g. 'src/**/*.py').")
-@click.option("--lang", "language", help="Only this language (e.g. python, go, typescript).")
+@click.option("--path", "path_glob", help="Only paths matching this glob (gitignore syntax, e.g. 'src/**/*.py'); "
+              "an error when no indexed file matches.")
+@click.option("--lang", "language", help="Only this language: a name or file extension, any case (python, py, Go, "
+              "ts); an error naming the indexed languages when no file is in it.")
 @click.option("--mode", type=click.Choice(["hybrid", "dense", "bm25"]), default="hybrid", show_default=True,
               help="Retrieval signal(s).")
 @click.option("--json", "as_json", is_flag=True, help="Print results as JSON (schema in the README).")
