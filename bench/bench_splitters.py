@@ -36,19 +36,16 @@ Writes bench/results/splitters.md and bench/results/splitters.json.
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import platform
-import statistics
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_chunk import RESULTS, corpus, cut_only  # noqa: E402  (puts src on sys.path)
+from bench_chunk import RESULTS, corpus, cut_only, interleaved  # noqa: E402  (puts src on sys.path)
 
 from codeseam.chunk import CHUNKER_VERSION, Budget, chunk_file  # noqa: E402
 
@@ -89,7 +86,7 @@ def _safe(split):
 
 def time_rounds(files, rounds: int, lis: dict) -> dict:
     """CPU and wall seconds per arm and round, arms interleaved file by file with the
-    order rotating per file (bench_chunk.time_rounds' approach)."""
+    order rotating per file (bench_chunk.interleaved)."""
     import tree_sitter_language_pack as pack
 
     parser = pack.get_parser("python")
@@ -101,45 +98,10 @@ def time_rounds(files, rounds: int, lis: dict) -> dict:
         "li_default": lambda rel, text, raw: li_default(text),
         "li_2000": lambda rel, text, raw: li_2000(text),
     }
-    names = list(arms)
     for rel, text, raw in files:  # warm every arm once (grammar, memoised identifier splits)
-        for name in names:
-            arms[name](rel, text, raw)
-    cpu: dict[str, list[float]] = {k: [] for k in names}
-    wall: dict[str, list[float]] = {k: [] for k in names}
-    clock, wclock = time.process_time, time.perf_counter
-    for r in range(rounds):
-        c_acc = dict.fromkeys(names, 0.0)
-        w_acc = dict.fromkeys(names, 0.0)
-        gc.collect()
-        for i, (rel, text, raw) in enumerate(files):
-            k = i % len(names)
-            for name in names[k:] + names[:k]:
-                c, w = clock(), wclock()
-                arms[name](rel, text, raw)
-                w_acc[name] += wclock() - w
-                c_acc[name] += clock() - c
-        for name in names:
-            cpu[name].append(c_acc[name])
-            wall[name].append(w_acc[name])
-        print(f"round {r + 1}/{rounds}: " + ", ".join(f"{n} {c_acc[n]:.2f}s" for n in names),
-              file=sys.stderr)
-    mb = sum(len(raw) for _, _, raw in files) / 1e6
-    out: dict = {"rounds": rounds, "interleaved": "file by file, order rotating",
-                 "clock": "time.process_time (CPU of this process); wall via perf_counter"}
-    for name in names:
-        out[f"{name}_mb_s_best_cpu"] = round(mb / min(cpu[name]), 2)
-        out[f"{name}_mb_s_median_cpu"] = round(mb / statistics.median(cpu[name]), 2)
-        out[f"{name}_mb_s_best_wall"] = round(mb / min(wall[name]), 2)
-    for name in names[1:]:
-        per_round = [r / x for r, x in zip(cpu["raw"], cpu[name])]
-        out[f"ratio_{name}_per_round_cpu"] = [round(x, 3) for x in per_round]
-        out[f"ratio_{name}_median_cpu"] = round(statistics.median(per_round), 3)
-        out[f"ratio_{name}_best_cpu"] = round(min(cpu["raw"]) / min(cpu[name]), 3)
-        out[f"ratio_{name}_best_wall"] = round(min(wall["raw"]) / min(wall[name]), 3)
-    out["cpu_s"] = {k: [round(x, 3) for x in v] for k, v in cpu.items()}
-    out["wall_s"] = {k: [round(x, 3) for x in v] for k, v in wall.items()}
-    return out
+        for arm in arms.values():
+            arm(rel, text, raw)
+    return interleaved(files, arms, rounds, progress=True)
 
 
 def coverage(text: str, chunks: list[str]) -> dict:
