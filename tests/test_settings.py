@@ -47,3 +47,15 @@ def test_lite_vs_server_uri(tmp_path):
     assert s.is_lite and s.resolved_milvus_uri == str(tmp_path / "d" / "index.db")
     s2 = load_settings({"milvus_uri": "http://milvus:19530"}, env=env)
     assert not s2.is_lite
+
+
+def test_list_settings_split_on_commas_or_on_lines(tmp_path):
+    (tmp_path / "c.toml").write_text('allowed_roots = ["/a,b", "/c"]\n')
+    env = {"RAG_CONFIG": str(tmp_path / "c.toml")}
+    assert load_settings(env=env).allowed_roots == ("/a,b", "/c")  # TOML lists are taken as they are
+    env["RAG_SCRUB_ALLOW"] = "AKIA[0-9]{4}, example\\.com ,,"
+    assert load_settings(env=env).scrub_allow == ("AKIA[0-9]{4}", "example\\.com")
+    env["RAG_SCRUB_ALLOW"] = "AKIA[0-9]{4,8}\n\n  sk-test-[a-z]{2,} \n"  # lines: commas stay in the pattern
+    assert load_settings(env=env).scrub_allow == ("AKIA[0-9]{4,8}", "sk-test-[a-z]{2,}")
+    env["RAG_ALLOWED_ROOTS"] = "/srv/a,b\n/srv/c"
+    assert load_settings(env=env).allowed_roots == ("/srv/a,b", "/srv/c")

@@ -116,8 +116,9 @@ def _coerce(name: str, value: Any, source: str) -> Any:
         if kind == "float":
             return float(value)
         if kind.startswith("tuple"):
-            if isinstance(value, str):
-                return tuple(p for p in (s.strip() for s in value.split(",")) if p)
+            if isinstance(value, str):  # one per line when it has lines (items may hold commas), else comma-separated
+                parts = value.splitlines() if "\n" in value else value.split(",")
+                return tuple(p for p in (s.strip() for s in parts) if p)
             return tuple(str(v) for v in value)
         return str(value)
     except (TypeError, ValueError) as exc:

@@ -5,8 +5,9 @@ is masked: never the secret), then ``N redactions in M files`` on stderr. Folder
 walked with ``codeseam.discover`` (the same files, ignore rules and skips as ``index``),
 files are read with the same decoding policy. The allow-list is ``.codeseamallow`` at the
 repository root (the nearest folder above PATH with a ``.codeseamallow`` or ``.git``) plus
-``scrub_allow`` / ``RAG_SCRUB_ALLOW`` (the env variable is split on commas, so a pattern
-that holds a comma belongs in ``.codeseamallow`` or in the config file's TOML list).
+``scrub_allow`` / ``RAG_SCRUB_ALLOW`` (the env variable is split on commas, or on line
+breaks when it has any, so a pattern that holds a comma goes one per line, in
+``.codeseamallow``, or in the config file's TOML list).
 
 Exit status: 0 when the scan ran, with or without findings (it is a report, not a gate);
 1 for a fatal error such as a bad allow pattern; 2 for a usage error (e.g. a missing PATH).
