@@ -335,3 +335,19 @@ def test_hash_changes_with_content():
     c = chunk_file("b.py", "def f():\n    return 1\n")[0]
     assert a.hash != b.hash and a.hash != c.hash  # the path is in indexed_text
     assert a.hash == chunk_file("a.py", "def f():\n    return 1\n")[0].hash
+
+
+def test_one_line_classes_without_a_body_are_definitions():
+    """Kotlin ``data class`` / ``object`` one-liners have no body and no ``name`` field: the
+    type (class + declaration) makes them definitions, so each is a chunk's symbol or listed
+    on its ``defines:`` line."""
+    src = ("package demo\n\nobject Registry\n\ndata class User(val id: Long, val name: String)\n\n"
+           "fun greet(u: User): String = \"hi ${u.name}\"\n")
+    tiny = chunk_file("demo.kt", src, budget=Budget(max_bytes=64, min_bytes=0))
+    assert [(c.symbol, c.kind) for c in tiny if c.symbol != "<module>"] == [
+        ("Registry", "class"), ("User", "class"), ("greet", "function")]
+    (whole,) = chunk_file("demo.kt", src)  # one chunk: the definitions are listed in its header
+    assert "defines: Registry, User, greet" in whole.indexed_text
+    # a type that only says class, with no declaration word, is not enough
+    (call,) = chunk_file("x.kt", "val k = User::class\n")
+    assert "defines:" not in call.indexed_text

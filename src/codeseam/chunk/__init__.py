@@ -30,7 +30,7 @@ __all__ = [
 
 # Bump whenever chunk output (spans, symbols, kinds, indexed_text) changes: the index
 # stores it and asks for a rebuild when it differs.
-CHUNKER_VERSION = "ast-2"  # ast-2: documentation lines in the header
+CHUNKER_VERSION = "ast-3"  # ast-3: one-line classes without a body (Kotlin data classes); ast-2: doc lines
 
 # A tree with more than this share of its bytes in ERROR nodes is chunked as windows.
 MAX_ERROR_SHARE = 0.5

@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .vocab import (BODY_WORDS, CLASS_WORDS, FUNC_WORDS, HEADING_WORDS, SECTION_WORDS, STOP_WORDS,
+from .vocab import (BODY_WORDS, CLASS_WORDS, DECLARATION_WORDS, FUNC_WORDS, HEADING_WORDS, SECTION_WORDS, STOP_WORDS,
                     VALUE_CLASS_WORDS, VALUE_VETO_WORDS, VETO_WORDS, is_body_type, is_ident_type,
                     is_trivia_type, type_words)
 
@@ -124,7 +124,8 @@ def _name_node(node: Any, words: frozenset[str], data_lang: bool,
             return child
         return None
     if not words.isdisjoint(_FUNC_OR_CLASS) and (
-            has_body or node.start_point.row != node.end_point.row or _has_body(node)):
+            has_body or node.start_point.row != node.end_point.row or _has_body(node)
+            or _bodiless_class(words)):
         t = node.child_by_field_name("type")
         if t is not None and t.start_point.row == node.start_point.row:
             return t
@@ -133,6 +134,12 @@ def _name_node(node: Any, words: frozenset[str], data_lang: bool,
     if p is not None and p.child_count == 0 and node.child_by_field_name("body") is not None:
         return p
     return None
+
+
+def _bodiless_class(words: frozenset[str]) -> bool:
+    """A class declared on one line without a body (Kotlin ``data class P(val x: Int)``,
+    ``object O``): the type says class and declaration or definition."""
+    return not words.isdisjoint(CLASS_WORDS) and not words.isdisjoint(DECLARATION_WORDS)
 
 
 def _has_body(node: Any) -> bool:

@@ -30,6 +30,9 @@ VETO_WORDS = frozenset({"if", "for", "while", "try", "with", "switch", "match", 
 VALUE_VETO_WORDS = frozenset({"call", "invocation", "type", "signature", "declaration"})
 # Wrapper descent stops at calls, bodies, lists, names (all vetoed words but "expression").
 STOP_WORDS = VETO_WORDS - {"expression"}
+# Type words of a node that declares something (with a class word: a class even without a
+# body, such as Kotlin's ``data class User(val id: Long)``).
+DECLARATION_WORDS = frozenset({"declaration", "definition"})
 TRIVIA_WORDS = frozenset({"comment", "attribute", "annotation", "decorator", "pragma",
                           "haddock", "signature"})
 BODY_WORDS = frozenset({"body", "block"})
