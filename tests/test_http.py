@@ -289,7 +289,7 @@ def test_unsafe_paths_are_403(site):
         str(tmp / "work" / "proj" / ".." / ".." / "outside" / "secret"): "traversal",
         "../outside/secret": "traversal",
         str(tmp / "work" / "escape"): "symlink",
-        str(tmp / "work" / "missing"): "No such file",
+        str(tmp / "work" / "missing"): "no such directory",
         str(tmp / "work" / ("n" * 300)): "too long",
     }
     for path, why in cases.items():

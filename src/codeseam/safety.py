@@ -107,6 +107,9 @@ def check_index_path(path: str, allowed: AllowedRoots, *, cwd: str | os.PathLike
             hint=ROOTS_HINT)
     try:
         mode = resolved.stat().st_mode
+    except FileNotFoundError:  # worded as the direct path (discover) words it
+        raise UnsafePathError(f"cannot index {raw[:200]!r}: no such directory",
+                              hint=f"check the path (a relative one is resolved from {base})") from None
     except OSError as exc:
         raise UnsafePathError(f"refused path {raw[:200]!r}: {exc.strerror or 'cannot stat it'}") from None
     if not stat.S_ISDIR(mode):
