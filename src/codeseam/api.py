@@ -128,13 +128,12 @@ class Index:
     # -- queries -----------------------------------------------------------------------
     def search(self, query: str, *, repo: str | None = None, path_glob: str | None = None,
                language: str | None = None, k: int | None = None, mode: str = "hybrid") -> SearchResult:
+        from .chunk.languages import language_key
         from .search import retrieve
         from .store import Filters
 
         query = safety.check_query(query)
         k = safety.check_k(k if k is not None else self.settings.k)
-        from .chunk.languages import language_key
-
         repos = self._known_repos(repo)
         filters = Filters(repos=repos, path_glob=path_glob or None,
                           language=language_key(language) if language and language.strip() else None)
