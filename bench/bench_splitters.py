@@ -2,7 +2,7 @@
 
 Same corpus as bench/bench_chunk.py (CPython stdlib .py files, test folders excluded),
 same process, same run. Timed arms, interleaved file by file with the order rotating per
-file (as ``time_rounds`` in bench_chunk.py), CPU time of this process, ratio to the raw
+file (``bench_chunk.interleaved``), CPU time of this process, ratio to the raw
 parse taken per round (median of rounds reported, plus the best round):
 
 - ``raw``: ``parser.parse(raw_bytes)`` with tree-sitter-language-pack's python parser;
