@@ -165,18 +165,26 @@ def _ask_lines(events: Iterator[str | Answer]) -> Iterator[str]:
             body = {"delta": event} if isinstance(event, str) else {**ask_body(event), "done": True}
             yield json.dumps(body) + "\n"
     except errors.CodeseamError as exc:
-        yield json.dumps({**error_body(exc.message, exc.hint, type(exc).__name__), "status": status_for(exc)}) + "\n"
+        yield json.dumps({**codeseam_error_body(exc), "status": status_for(exc)}) + "\n"
     except Exception as exc:  # the status line is sent: the error travels in the body
         log.error("unexpected error while streaming an answer: %s", exc, exc_info=exc)
-        yield json.dumps({**error_body(f"internal error ({type(exc).__name__})", "see the server log"),
-                          "status": 500}) + "\n"
+        yield json.dumps({**internal_error_body(exc), "status": 500}) + "\n"
+
+
+def codeseam_error_body(exc: errors.CodeseamError) -> dict[str, Any]:
+    """The JSON error body of a codeseam error; a CLI hint to index becomes the endpoint."""
+    hint = (exc.hint or "").replace("run `codeseam index PATH`", "POST /index {\"path\": ...}") or None
+    return error_body(exc.message, hint, type(exc).__name__)
+
+
+def internal_error_body(exc: Exception) -> dict[str, Any]:
+    return error_body(f"internal error ({type(exc).__name__})", "see the server log")
 
 
 def _handlers(app: FastAPI) -> None:
     @app.exception_handler(errors.CodeseamError)
     async def codeseam_error(request: Request, exc: errors.CodeseamError) -> JSONResponse:
-        hint = (exc.hint or "").replace("run `codeseam index PATH`", "POST /index {\"path\": ...}") or None
-        return JSONResponse(error_body(exc.message, hint, type(exc).__name__), status_code=status_for(exc))
+        return JSONResponse(codeseam_error_body(exc), status_code=status_for(exc))
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -197,8 +205,7 @@ def _handlers(app: FastAPI) -> None:
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:
         log.error("unexpected error on %s %s: %s", request.method, request.url.path, exc, exc_info=exc)
-        return JSONResponse(error_body(f"internal error ({type(exc).__name__})", "see the server log"),
-                            status_code=500)
+        return JSONResponse(internal_error_body(exc), status_code=500)
 
 
 def serve(app: FastAPI, sock: Any, *, idle_exit: float | None = None,
