@@ -153,11 +153,12 @@ class Index:
         paths = [p for r in repos for p in self.store.file_entries(r)]
         where = f"in repo {repos[0]!r}" if len(filters.repos) == 1 else "in the index"
         if filters.language:
-            labels = sorted({language_label(p) for p in paths})
-            paths = [p for p in paths if language_label(p) == filters.language]
+            label_of = {p: language_label(p) for p in paths}
+            paths = [p for p in paths if label_of[p] == filters.language]
             if not paths:
+                labels = ", ".join(sorted(set(label_of.values()))) or "none"
                 raise NotIndexedError(
-                    f"no file {where} is in language {filters.language!r} (indexed: {', '.join(labels) or 'none'})",
+                    f"no file {where} is in language {filters.language!r} (indexed: {labels})",
                     hint="filter by one of those names (file extensions such as py or ts work too)")
         if filters.path_glob and not any(map(compile_glob(filters.path_glob).match, paths)):
             also = f" in language {filters.language!r}" if filters.language else ""
