@@ -126,6 +126,11 @@ def test_search_returns_the_cli_json_shape(site):
     assert go["hits"] and {h["language"] for h in go["hits"]} == {"go"}
     py = c.get("/search", params={"q": "retry", "path": "pkg/*.py", "mode": "bm25"}).json()
     assert py["hits"] and all(h["path"].startswith("pkg/") for h in py["hits"])
+    assert {h["role"] for h in body["hits"]} == {"source"}
+    src = c.get("/search", params={"q": "retry", "role": "source,config"}).json()
+    assert src["hits"] and {h["role"] for h in src["hits"]} <= {"source", "config"}
+    assert_error(c.get("/search", params={"q": "retry", "role": "test"}), 404, "NotIndexedError", "role test")
+    assert_error(c.get("/search", params={"q": "retry", "role": "bogus"}), 422, "ConfigError", "unknown role")
 
 
 def test_index_job_status_and_resync(site):
@@ -382,7 +387,7 @@ def test_openapi_document_and_docs(site):
     assert {"/search", "/index", "/status", "/ask", "/repos/{repo_id}", "/jobs/{job_id}"} <= set(doc["paths"])
     assert set(doc["paths"]["/repos/{repo_id}"]) == {"get", "delete"}
     params = {p["name"] for p in doc["paths"]["/search"]["get"]["parameters"]}
-    assert params == {"q", "repo", "path", "lang", "k", "mode"}
+    assert params == {"q", "repo", "path", "lang", "role", "k", "mode"}
     docs = c.get("/docs")
     assert docs.status_code == 200 and "swagger" in docs.text.lower()
 

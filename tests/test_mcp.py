@@ -70,6 +70,8 @@ def test_index_search_status_remove_over_stdio(workdir, fake_openai):
                                            progress_callback=on_progress)
                 seen["search"] = await call("search_code", {"query": "compute_retry_delay", "k": 3})
                 seen["go"] = await call("search_code", {"query": "parse json", "language": "go"})
+                seen["role"] = await call("search_code", {"query": "retry", "role": "source"})
+                seen["no_role"] = await call("search_code", {"query": "retry", "role": "test"})
                 seen["status"] = await call("get_status", {})
                 fake_openai.script("The delay uses full jitter [1]. It is capped [4].")
                 seen["ask"] = await call("ask", {"question": "how is the retry delay computed?", "k": 3})
@@ -108,6 +110,9 @@ def test_index_search_status_remove_over_stdio(workdir, fake_openai):
     assert f"{top['path']}:{top['start_line']}-{top['end_line']} compute_retry_delay" in text_of(search)
     assert "def compute_retry_delay" in text_of(search)
     assert {h["language"] for h in seen["go"].structured_content["hits"]} == {"go"}
+    assert {h["role"] for h in seen["role"].structured_content["hits"]} == {"source"}
+    assert ", source, score" in text_of(seen["role"])
+    assert seen["no_role"].is_error and "role test" in text_of(seen["no_role"])
 
     status = seen["status"].structured_content
     assert [r["repo"] for r in status["index"]["repos"]] == ["proj"] and status["llm"] is True

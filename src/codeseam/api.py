@@ -22,7 +22,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from . import safety
 from .errors import ConfigError, NotIndexedError
@@ -127,7 +127,8 @@ class Index:
 
     # -- queries -----------------------------------------------------------------------
     def search(self, query: str, *, repo: str | None = None, path_glob: str | None = None,
-               language: str | None = None, k: int | None = None, mode: str = "hybrid") -> SearchResult:
+               language: str | None = None, k: int | None = None, mode: str = "hybrid",
+               role: str | Sequence[str] | None = None) -> SearchResult:
         from .chunk.languages import language_key
         from .search import retrieve
         from .store import Filters
@@ -136,16 +137,17 @@ class Index:
         k = safety.check_k(k if k is not None else self.settings.k)
         repos = self._known_repos(repo)
         filters = Filters(repos=repos, path_glob=path_glob or None,
-                          language=language_key(language) if language and language.strip() else None)
+                          language=language_key(language) if language and language.strip() else None,
+                          roles=safety.check_roles(role))
         result = retrieve(self.store, self.embedder, self.settings, query, filters, k, mode=mode,
                           lock=self.lock)
-        if not result.hits and (filters.language or filters.path_glob):
+        if not result.hits and (filters.language or filters.path_glob or filters.roles):
             self._check_filters(filters)
         return result
 
     def _check_filters(self, filters) -> None:
-        """A search that found nothing under a language or path filter: when no indexed file
-        passes the filter, say so (an error, never an empty list), with what is indexed."""
+        """A search that found nothing under a language, role or path filter: when no indexed
+        file passes the filter, say so (an error, never an empty list), with what is indexed."""
         from .chunk.languages import language_label
         from .store.expr import compile_glob
 
@@ -160,6 +162,11 @@ class Index:
                 raise NotIndexedError(
                     f"no file {where} is in language {filters.language!r} (indexed: {labels})",
                     hint="filter by one of those names (file extensions such as py or ts work too)")
+        if filters.roles and not set(filters.roles) & set(self.store.present_roles(filters.repos)):
+            present = ", ".join(self.store.present_roles(filters.repos)) or "none"
+            raise NotIndexedError(
+                f"no file {where} has the role {' or '.join(filters.roles)} (indexed roles: {present})",
+                hint="filter by one of those roles, or drop --role")
         if filters.path_glob and not any(map(compile_glob(filters.path_glob).match, paths)):
             also = f" in language {filters.language!r}" if filters.language else ""
             raise NotIndexedError(
@@ -211,7 +218,7 @@ class Index:
         self._known_repos(repo)
         rows = [
             {"path": c.path, "start_line": c.start_line, "end_line": c.end_line, "symbol": c.symbol,
-             "kind": c.kind, "chunk_hash": c.chunk_hash}
+             "kind": c.kind, "role": c.role, "chunk_hash": c.chunk_hash}
             for c in self.store.iter_chunks(repo)
         ]
         files = {p: e.file_hash for p, e in sorted(self.store.file_entries(repo).items())}
@@ -243,9 +250,10 @@ def index(path: str | os.PathLike[str], *, repo_id: str | None = None, settings:
 
 
 def search(query: str, *, repo: str | None = None, path_glob: str | None = None, language: str | None = None,
-           k: int | None = None, mode: str = "hybrid", settings: Settings | None = None) -> SearchResult:
+           k: int | None = None, mode: str = "hybrid", role: str | Sequence[str] | None = None,
+           settings: Settings | None = None) -> SearchResult:
     with Index(settings) as ix:
-        return ix.search(query, repo=repo, path_glob=path_glob, language=language, k=k, mode=mode)
+        return ix.search(query, repo=repo, path_glob=path_glob, language=language, k=k, mode=mode, role=role)
 
 
 def ask(question: str, *, repo: str | None = None, k: int | None = None, settings: Settings | None = None,

@@ -8,6 +8,7 @@ repairs whatever the failed one left.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import logging
 import time
@@ -17,6 +18,7 @@ from typing import Any, Callable, Iterator, Sequence
 from . import faults
 from .chunk import CHUNKER_VERSION, Budget, chunk_file
 from .discover import Discovery, discover, read_text
+from .discover.roles import HEAD_CHARS, ROLES_VERSION, SOURCE, file_role
 from .errors import FileSkipped
 from .records import Chunk, Skip, SourceFile, content_hash
 from .sync import PENDING, ManifestEntry, SyncPlan, chunk_row_id, plan_sync
@@ -98,7 +100,7 @@ def pipeline_fingerprint(settings, budget: Budget, allow: Sequence[str], extra: 
 
     parts = [chunker_id(settings), str(budget.max_bytes), str(budget.min_bytes),
              str(budget.max_tokens), f"scrub={settings.scrub}", f"rules={scrub.RULES_VERSION}",
-             json.dumps(sorted(allow)), extra]
+             f"roles={ROLES_VERSION}", json.dumps(sorted(allow)), extra]
     return content_hash(*parts)
 
 
@@ -268,6 +270,9 @@ class IndexRun:
             text = self._scrub(f.path, text)
         faults.point("chunk")
         chunks = chunk_file(f.path, text, budget=self.budget, chunker=self.settings.chunker)
+        role = file_role(f.path, text[:HEAD_CHARS])
+        if role != SOURCE:
+            chunks = [dataclasses.replace(c, role=role) for c in chunks]
         if self.enricher is not None:
             chunks = self.enricher.enrich_file(f.path, text, chunks, count_tokens=self.budget.count_tokens,
                                                max_tokens=self.budget.max_tokens)

@@ -13,6 +13,10 @@ from dataclasses import dataclass, field
 # without a usable grammar).
 KINDS = ("function", "class", "method", "header", "module", "section", "window")
 
+# File roles (``discover.roles.file_role`` decides them from each ecosystem's conventions).
+ROLES = ("source", "test", "docs", "example", "changelog", "config", "build", "generated", "benchmark",
+         "fixture")
+
 
 def content_hash(*parts: str) -> str:
     """A short stable hash of text parts (sha256, 32 hex chars)."""
@@ -50,7 +54,7 @@ class Chunk:
     """One unit of code: what is stored, embedded, searched and cited.
 
     ``text`` is the clean source of lines ``start_line..end_line`` (what reaches the LLM and
-    the citation). ``indexed_text`` is ``text`` with a header (path, symbol path, parent,
+    the citation). ``role`` is the file's role (source, test, docs, ...: ``discover.roles``). ``indexed_text`` is ``text`` with a header (path, symbol path, parent,
     language, the file's imports, identifier splits): the field that is embedded and
     BM25-indexed. ``hash`` is derived from both and recomputed by ``dataclasses.replace``.
     """
@@ -64,6 +68,7 @@ class Chunk:
     end_line: int
     text: str
     indexed_text: str
+    role: str = "source"  # the file's role (discover.roles), set by the indexer
     hash: str = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -96,6 +101,7 @@ class Hit:
     end_line: int
     score: float
     text: str
+    role: str = "source"  # the file's role: source, test, docs, example, changelog, ...
 
 
 @dataclass(frozen=True, slots=True)

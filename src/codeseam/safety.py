@@ -139,6 +139,21 @@ def check_k(k: int | None) -> int | None:
     return k
 
 
+def check_roles(roles: str | Iterable[str] | None) -> tuple[str, ...]:
+    """A role filter: a comma list (``"test,docs"``) or a sequence of role names, each one
+    of ``records.ROLES``; ``()`` for none (no filter)."""
+    from .records import ROLES
+
+    if roles is None:
+        return ()
+    items = roles.split(",") if isinstance(roles, str) else [str(r) for r in roles]
+    out = tuple(dict.fromkeys(r.strip().lower() for r in items if r and r.strip()))
+    bad = [r for r in out if r not in ROLES]
+    if bad:
+        raise ConfigError(f"unknown role {bad[0][:40]!r}", hint="roles: " + ", ".join(ROLES))
+    return out
+
+
 def check_repo_id(repo_id: str | None, *, what: str = "repo id") -> str | None:
     if repo_id is None or repo_id == "":
         return None

@@ -241,7 +241,7 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
         ranked = merge_pieces(ranked)
     kept = dedupe(ranked, lambda pair: Span(pair[0].path, pair[0].start_line, pair[0].end_line))[:k]
     hits = tuple(
-        Hit(c.repo, c.path, c.symbol, c.kind, c.language, c.start_line, c.end_line, float(s), c.text)
+        Hit(c.repo, c.path, c.symbol, c.kind, c.language, c.start_line, c.end_line, float(s), c.text, c.role)
         for c, s in kept
     )
     return SearchResult(query=query, weak=weak, hits=hits, best_similarity=best)
@@ -280,10 +280,11 @@ class Piece:
     start_line: int
     end_line: int
     text: str
+    role: str = "source"
 
 
 def _piece(c) -> Piece:
-    return Piece(c.repo_id, c.path, c.symbol, c.kind, c.language, c.start_line, c.end_line, c.text)
+    return Piece(c.repo_id, c.path, c.symbol, c.kind, c.language, c.start_line, c.end_line, c.text, c.role)
 
 
 def adjacent(a: Piece, b: Piece) -> bool:
@@ -345,4 +346,4 @@ def _runs(order: list[int], ranked) -> list[list[int]]:
 def _join(pieces: Sequence[Piece]) -> Piece:
     first, last = pieces[0], pieces[-1]
     return Piece(first.repo, first.path, first.symbol, first.kind, first.language, first.start_line,
-                 last.end_line, "".join(p.text for p in pieces))
+                 last.end_line, "".join(p.text for p in pieces), first.role)

@@ -271,12 +271,13 @@ class Service:
 
     # -- queries and management -------------------------------------------------------------
     def search(self, query: str, *, repo: str | None = None, path_glob: str | None = None,
-               language: str | None = None, k: int | None = None, mode: str = "hybrid") -> SearchResult:
+               language: str | None = None, k: int | None = None, mode: str = "hybrid",
+               role: str | Sequence[str] | None = None) -> SearchResult:
         query = safety.check_query(query)
         k = safety.check_k(k)
         ix = self.session()
         result = ix.search(query, repo=repo or None, path_glob=path_glob or None,
-                           language=language or None, k=k, mode=mode)
+                           language=language or None, k=k, mode=mode, role=role or None)
         if not result.hits:
             # While the very first job has not written its first batch, the index exists but
             # holds nothing: say so instead of answering an empty list.

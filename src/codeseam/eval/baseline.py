@@ -38,19 +38,24 @@ def plain_chunks(path: str, text: str, max_bytes: int, min_bytes: int) -> list[C
             for c in chunk_file(path, text, budget=budget, chunker="window")]
 
 
-def plain_settings(settings):
+def plain_settings(settings, *, dense: bool = False):
+    """Settings of a baseline index: the fake embedder for the BM25 baseline, the configured
+    one (``dense``) for the hybrid baseline."""
+    if dense:
+        return settings.replace(chunker="window", enrich=False)
     return settings.replace(embedding_backend="fake", embedding_dim=FAKE_DIM, embedding_model="",
                             chunker="window", enrich=False)
 
 
 def build_plain_index(settings, corpus_root: Path, repo_id: str,
-                      progress: Callable[..., None] | None = None) -> dict:
-    """Make the baseline collection of ``settings`` hold the corpus; returns a small report."""
+                      progress: Callable[..., None] | None = None, *, embedder=None) -> dict:
+    """Make the baseline collection of ``settings`` hold the corpus; returns a small report.
+    ``embedder``: the one to embed with (default: the settings' own)."""
     from ..embed import make_embedder
     from ..scrub import load_allow, scrub_text
     from ..store import SCHEMA_VERSION, ChunkRow, IndexMeta
 
-    embedder = make_embedder(settings)
+    embedder = embedder if embedder is not None else make_embedder(settings)
     meta = IndexMeta(embedder.id, embedder.dim, PLAIN_CHUNKER, SCHEMA_VERSION)
     found = discover(corpus_root, max_file_bytes=settings.max_file_bytes)
     allow = load_allow(found.root, settings.scrub_allow) if settings.scrub else ()
@@ -71,6 +76,7 @@ def build_plain_index(settings, corpus_root: Path, repo_id: str,
         if record.get("pipeline") == fingerprint and record.get("state") == "clean":
             return {"chunks": len(chunks), "embedded": 0, "rebuilt": False}
         store.remove_repo(repo_id)  # a run killed after this leaves no clean record: rebuilt next time
+        before = getattr(embedder, "truncated", 0)
         vectors = embedder.embed_documents([c.indexed_text for c in chunks])
         ordinals: dict[str, int] = {}
         rows = []
@@ -82,7 +88,8 @@ def build_plain_index(settings, corpus_root: Path, repo_id: str,
         store.put_repo_record(repo_id, {"root": found.root, "state": "clean", "pipeline": fingerprint})
         if progress:
             progress("baseline", chunks=len(rows))
-        return {"chunks": len(chunks), "embedded": len(chunks), "rebuilt": True}
+        return {"chunks": len(chunks), "embedded": len(chunks), "rebuilt": True,
+                "truncated": getattr(embedder, "truncated", 0) - before}
     finally:
         store.close()
 

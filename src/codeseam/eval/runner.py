@@ -144,15 +144,23 @@ def _open_spec(spec: IndexSpec, base: Settings, corpus_root: Path, repo_id: str,
         from ..store import SCHEMA_VERSION, IndexMeta, Store
         from .baseline import PLAIN_CHUNKER, build_plain_index, plain_settings
 
-        s = plain_settings(base)
+        from .embcache import CachedEmbedder
+
+        s = plain_settings(base, dense=spec.dense)
         embedder = make_embedder(s)
         s = s.replace(collection=collection_name(spec.key, embedder.id))
-        report = build_plain_index(s, corpus_root, repo_id, progress)
-        store = Store.open(s, expect=IndexMeta(embedder.id, embedder.dim, PLAIN_CHUNKER, SCHEMA_VERSION),
-                           create=False)
+        cached = CachedEmbedder(embedder, vector_cache)
+        try:
+            report = build_plain_index(s, corpus_root, repo_id, progress, embedder=cached)
+            store = Store.open(s, expect=IndexMeta(embedder.id, embedder.dim, PLAIN_CHUNKER, SCHEMA_VERSION),
+                               create=False)
+        finally:
+            cached.close()
         info = {"embedder": embedder.id, "chunker": PLAIN_CHUNKER, "collection": s.collection,
                 "chunks": report["chunks"], "budget": f"{s.chunk_max_bytes} bytes, no token limit",
                 "indexed_text": "text only (no header)"}
+        if spec.dense:
+            info["truncated"] = report.get("truncated", 0)
         return _Session(store, embedder, s, info, {"embedded": report["embedded"]}, store.close)
     from .. import api
 

@@ -3,7 +3,8 @@
 A variant name is ``<mode>-<chunker>[-enriched][+option...]``:
 
 - mode: ``dense``, ``bm25`` or ``hybrid`` (dense + BM25, fused);
-- chunker: ``ast`` (syntax-aware) or ``window`` (line windows, the baseline);
+- chunker: ``ast`` (syntax-aware), ``window`` (the product's line windows) or ``lines``
+  (the naive baseline: 2000-byte line windows, no header, embedded as they are);
 - ``-enriched``: the index is built with LLM descriptions (``settings.enrich``);
 - options (retrieval settings on top of the configured ones):
   ``+rrf<K>`` (RRF with k=K), ``+w<W>`` (weighted score fusion, dense weight W in 0..1),
@@ -15,12 +16,15 @@ A variant name is ``<mode>-<chunker>[-enriched][+option...]``:
   weight W for fusion when the result is weak), ``+t<X>`` (weak threshold X).
 
 ``bm25-window`` is special: it is the simple alternative people reach for, *plain BM25
-over 2000-byte line windows*: windows of at most 2000 bytes (``chunk_max_bytes``, bytes
+over 2000-byte line windows* (``bm25-lines`` is the same index read the same way): windows of at most 2000 bytes (``chunk_max_bytes``, bytes
 only, no token budget), ``indexed_text`` = the window's text (no header, no identifier
 splits), the query sent to BM25 as typed. It needs no dense vector, so its index is built
 with the fake embedder and it has no weak-evidence flag. Every other window variant uses
 the product's window chunker (header in ``indexed_text``, sized to the embedder's token
-limit so nothing embedded is truncated).
+limit so nothing embedded is truncated). The ``lines`` chunker is the same plain windows
+with real vectors from the configured embedder (the model reads only a window's first
+tokens, as a naive tool's would): ``hybrid-lines`` is *RRF of BM25 and the embedder over
+2000-byte line windows*, the baseline a real-repository comparison starts from.
 
 Each index a variant needs is one collection per (chunker, embedder, enrichment): an
 :class:`IndexSpec`. Variants that share a spec share its index.
@@ -35,12 +39,12 @@ from typing import Any, Sequence
 from ..errors import ConfigError
 
 MODES = ("dense", "bm25", "hybrid")
-CHUNKERS = ("ast", "window")
+CHUNKERS = ("ast", "window", "lines")
 ENRICHMENTS = ("plain", "enriched")
 BASELINE = "bm25-window"
 DEFAULT_VARIANTS = ("bm25-window", "dense-window", "hybrid-window", "bm25-ast", "dense-ast", "hybrid-ast")
 
-_NAME = re.compile(r"^(dense|bm25|hybrid)-(ast|window)(-enriched)?((?:\+[a-z0-9.]+)*)$")
+_NAME = re.compile(r"^(dense|bm25|hybrid)-(ast|window|lines)(-enriched)?((?:\+[a-z0-9.]+)*)$")
 _OPTION = re.compile(r"^(rrf(\d+)|w(\d*\.?\d+)|rw(\d*\.?\d+)|depth(\d+)|wk(\d*\.?\d+)|t(\d*\.?\d+)|"
                      r"frag|rawq|sym|nosym|noise|nonoise)$")
 _FLAGS = {"frag": ("merge", False), "rawq": ("split_query", False), "sym": ("symbols_first", True),
@@ -58,8 +62,13 @@ class IndexSpec:
     @property
     def key(self) -> str:
         if self.plain:
-            return "bm25-baseline"
+            return "plain-baseline" if self.dense else "bm25-baseline"
         return self.chunker + ("-enriched" if self.enrich else "")
+
+    @property
+    def dense(self) -> bool:
+        """Has vectors of the configured embedder (every index but the BM25 baseline's)."""
+        return not (self.plain and self.chunker == "window")
 
 
 @dataclass(frozen=True)
@@ -73,7 +82,7 @@ class Variant:
     @property
     def calibrated(self) -> bool:
         """Has a real dense signal, so its weak flag means something."""
-        return not self.spec.plain
+        return self.spec.dense
 
 
 def parse_variant(name: str) -> Variant:
@@ -83,7 +92,11 @@ def parse_variant(name: str) -> Variant:
                           hint="use <mode>-<chunker>[-enriched][+option...], e.g. hybrid-ast, "
                                "bm25-window, dense-ast-enriched, hybrid-ast+rrf20, hybrid-ast+w0.7")
     mode, chunker, enriched, opts = m.group(1), m.group(2), bool(m.group(3)), m.group(4)
-    plain = mode == "bm25" and chunker == "window" and not enriched
+    if chunker == "lines" and enriched:
+        raise ConfigError(f"variant {name!r}: the line-window baseline has no enriched form")
+    if chunker == "lines" and mode == "bm25":
+        chunker = "window"  # BM25 over plain windows needs no vectors: the bm25-window index
+    plain = (mode == "bm25" and chunker == "window" and not enriched) or chunker == "lines"
     settings: dict[str, Any] = {}
     options: dict[str, Any] = {}
     for opt in filter(None, opts.split("+")):

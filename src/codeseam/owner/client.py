@@ -82,11 +82,14 @@ class RemoteIndex:
 
     # -- the api operations ---------------------------------------------------------------------
     def search(self, query: str, *, repo: str | None = None, path_glob: str | None = None,
-               language: str | None = None, k: int | None = None, mode: str = "hybrid"):
-        from ..safety import check_k, check_query
+               language: str | None = None, k: int | None = None, mode: str = "hybrid",
+               role: str | None = None):
+        from ..safety import check_k, check_query, check_roles
 
         query, k = check_query(query), check_k(k)  # the messages of the direct path, not the server's 422
-        params = {"q": query, "repo": repo, "path": path_glob, "lang": language, "k": k, "mode": mode}
+        roles = ",".join(check_roles(role)) or None
+        params = {"q": query, "repo": repo, "path": path_glob, "lang": language, "k": k, "mode": mode,
+                  "role": roles}
         data = self._request("GET", "/search", params={k_: v for k_, v in params.items() if v is not None})
         return search_result(data)
 
@@ -303,7 +306,7 @@ def search_result(data: dict[str, Any]):
     from ..records import Hit, SearchResult
 
     hits = tuple(Hit(h["repo"], h["path"], h["symbol"], h["kind"], h["language"], h["start_line"],
-                     h["end_line"], h["score"], h["text"]) for h in data["hits"])
+                     h["end_line"], h["score"], h["text"], h.get("role", "source")) for h in data["hits"])
     return SearchResult(data["query"], bool(data["weak"]), hits, data.get("best_similarity"))
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from ..errors import ConfigError, NotIndexedError, StoreError
-from ..records import content_hash
+from ..records import ROLES, content_hash
 from ..settings import Settings
 from . import schema as sch
 from . import setup
@@ -173,7 +173,7 @@ class Store:
             check_repo_id(row.repo_id)
             check_chunk_id(row.id)
             values = {"id": row.id, "repo_id": row.repo_id, "path": c.path, "language": c.language,
-                      "symbol": c.symbol, "parent": c.parent, "kind": c.kind, "text": c.text,
+                      "symbol": c.symbol, "parent": c.parent, "kind": c.kind, "role": c.role, "text": c.text,
                       "indexed_text": c.indexed_text, "file_hash": row.file_hash, "chunk_hash": c.hash}
             for field, value in values.items():
                 check_varchar(field, value)
@@ -219,6 +219,13 @@ class Store:
             by_hash = census.setdefault(r["path"], {})
             by_hash[r["file_hash"]] = by_hash.get(r["file_hash"], 0) + 1
         return census
+
+    def present_roles(self, repo_ids: Sequence[str] = ()) -> list[str]:
+        """The file roles that have chunks (in ``repo_ids``, or anywhere), in ``ROLES`` order."""
+        for r in repo_ids:
+            check_repo_id(r)
+        repos = is_in("repo_id", sorted(set(repo_ids))) if repo_ids else None
+        return [role for role in ROLES if self._m.exists(self.names.chunks, all_of(repos, eq("role", role)))]
 
     def vectors_by_hash(self, chunk_hashes: Sequence[str]) -> dict[str, list[float]]:
         """Stored dense vectors by chunk hash, to reuse the embeddings of unchanged chunks."""
@@ -352,9 +359,15 @@ class Store:
             if not quotable(filters.language):
                 raise ConfigError(f"invalid language {filters.language!r}")
             language = eq("language", filters.language)
+        roles = None
+        if filters.roles:
+            bad = [r for r in filters.roles if r not in ROLES]
+            if bad:
+                raise ConfigError(f"unknown role {bad[0]!r}", hint="roles: " + ", ".join(ROLES))
+            roles = is_in("role", sorted(set(filters.roles)))
         glob = compile_glob(filters.path_glob) if filters.path_glob else None
         repos = is_in("repo_id", sorted(set(filters.repos))) if filters.repos else None
-        return all_of(repos, language, glob.like if glob else None), glob
+        return all_of(repos, language, roles, glob.like if glob else None), glob
 
     # -- known repos (a filter on an unknown repo is an error, never an empty list) ------------
     def _remember(self, repo_id: str) -> None:
@@ -387,4 +400,4 @@ def _stored(row: dict, id_: str | None = None, score: float = 0.0) -> StoredChun
         id=id_ if id_ is not None else row["id"], repo_id=row["repo_id"], path=row["path"],
         language=row["language"], symbol=row["symbol"], parent=row["parent"], kind=row["kind"],
         start_line=int(row["start_line"]), end_line=int(row["end_line"]), text=row["text"],
-        chunk_hash=row["chunk_hash"], file_hash=row["file_hash"], score=score)
+        chunk_hash=row["chunk_hash"], file_hash=row["file_hash"], score=score, role=row["role"])

@@ -14,7 +14,7 @@ from ..errors import ConfigError, StoreError
 from ..records import Chunk
 
 # Bump when the collections' fields, analyzer or index types change.
-SCHEMA_VERSION = 2  # 2: dense metric IP on unit vectors (was COSINE)
+SCHEMA_VERSION = 3  # 2: dense metric IP on unit vectors (was COSINE); 3: a role per chunk
 
 # VARCHAR limits in UTF-8 bytes (Milvus' own ceiling is 65,535).
 MAX_TEXT_BYTES = 65_535
@@ -26,6 +26,7 @@ LIMITS: dict[str, int] = {
     "symbol": 2048,
     "parent": 2048,
     "kind": 32,
+    "role": 32,
     "text": MAX_TEXT_BYTES,
     "indexed_text": MAX_TEXT_BYTES,
     "file_hash": 128,
@@ -95,15 +96,18 @@ class StoredChunk:
     chunk_hash: str
     file_hash: str
     score: float = 0.0
+    role: str = "source"
 
 
 @dataclass(frozen=True)
 class Filters:
-    """Search filters: repos (exact, any of), a path glob (gitignore syntax), a language."""
+    """Search filters: repos (exact, any of), a path glob (gitignore syntax), a language,
+    roles (any of; ``discover.roles.ROLES``)."""
 
     repos: tuple[str, ...] = ()
     path_glob: str | None = None
     language: str | None = None
+    roles: tuple[str, ...] = ()
 
 
 # -- validation ------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ HNSW_PARAMS = {"M": 16, "efConstruction": 200}
 # measured recall@40 0.40 whatever nlist/nprobe, so Lite stays exact (bench/results/store.md).
 DENSE_METRIC = "IP"
 
-CHUNK_FIELDS = ("id", "repo_id", "path", "language", "symbol", "parent", "kind", "start_line",
+CHUNK_FIELDS = ("id", "repo_id", "path", "language", "symbol", "parent", "kind", "role", "start_line",
                 "end_line", "text", "chunk_hash", "file_hash")
 FILE_FIELDS = ("id", "repo_id", "path", "size", "mtime_ns", "file_hash", "n_chunks", "indexed_at")
 META_FIELDS = ("id", "kind", "repo_id", "value")
@@ -58,7 +58,7 @@ def chunk_schema(dim: int, *, server: bool):
     s = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
     s.add_field("id", DataType.VARCHAR, is_primary=True, max_length=LIMITS["id"])
     s.add_field("repo_id", DataType.VARCHAR, max_length=LIMITS["repo_id"], is_partition_key=server)
-    for name in ("path", "language", "symbol", "parent", "kind"):
+    for name in ("path", "language", "symbol", "parent", "kind", "role"):
         s.add_field(name, DataType.VARCHAR, max_length=LIMITS[name])
     s.add_field("start_line", DataType.INT64)
     s.add_field("end_line", DataType.INT64)

@@ -1,4 +1,8 @@
-"""`codeseam eval GOLDEN.jsonl --root CORPUS_DIR [--k 1,5,10] [--variants ...] [--out DIR]`."""
+"""`codeseam eval GOLDEN --root CORPUS_DIR [--k 1,5,10] [--variants ...] [--out DIR]`.
+
+GOLDEN is one golden set (a JSONL file) or a suite (a folder of ``<repo>.jsonl`` sets, each
+over ``<root>/<repo>/``, such as ``golden/repos-dev/``).
+"""
 
 from __future__ import annotations
 
@@ -30,7 +34,9 @@ class _Progress:
         self.index = IndexProgress(enabled=enabled)
 
     def __call__(self, event: str, **f: Any) -> None:
-        if event == "index":
+        if event == "repo":
+            click.echo(f"repo {f['repo']}", err=True)
+        elif event == "index":
             click.echo(f"index {f['spec']} ...", err=True)
         elif event == "skipped":
             click.echo(f"warning: {f['reason']}", err=True)
@@ -42,25 +48,31 @@ class _Progress:
 
 
 @click.command("eval")
-@click.argument("golden", type=click.Path(exists=True, dir_okay=False, path_type=str))
+@click.argument("golden", type=click.Path(exists=True, path_type=str))
 @click.option("--root", required=True, type=click.Path(exists=True, file_okay=False, path_type=str),
-              help="Folder the golden set's paths are relative to.")
+              help="Folder the golden set's paths are relative to; for a suite folder, the folder that "
+                   "holds one corpus folder per repository (<root>/<repo>/).")
 @click.option("--k", "ks", default="1,5,10", show_default=True, help="Cut-offs reported in the tables (1..20).")
 @click.option("--variants", default="default", show_default=True,
               help="Comma list: names like hybrid-ast, bm25-window, dense-ast-enriched, hybrid-ast+rrf20, "
                    "or axis values (dense,bm25,hybrid / ast,window / plain,enriched) combined.")
 @click.option("--out", "out", type=click.Path(file_okay=False, path_type=str),
               help="Folder for eval.json, eval.md and the PNG plots (default: <cache>/report).")
-@click.option("--corpus", type=click.Choice(["gold", "all"]), default="gold", show_default=True,
-              help="gold: index exactly the files the golden set names; all: every file under --root.")
+@click.option("--corpus", type=click.Choice(["gold", "all"]),
+              help="gold: index exactly the files the golden set names; all: every file under --root "
+                   "(default: gold for a set, all for a suite).")
+@click.option("--repos", help="Suite only: a comma list of the repositories to run (default: all).")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=str),
               help="Where the eval keeps its corpus copy and index (default: the user cache dir).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def eval_cmd(golden: str, root: str, ks: str, variants: str, out: str | None, corpus: str,
-             cache_dir: str | None, as_json: bool) -> None:
-    """Measure retrieval on GOLDEN.jsonl: variants side by side, per kind and overall.
+def eval_cmd(golden: str, root: str, ks: str, variants: str, out: str | None, corpus: str | None,
+             repos: str | None, cache_dir: str | None, as_json: bool) -> None:
+    """Measure retrieval on GOLDEN: variants side by side, per kind and overall.
 
     \b
+    GOLDEN is a golden set (JSONL) or a suite: a folder of <repo>.jsonl sets, each
+    run over its own whole corpus <root>/<repo>/ and reported per repository and
+    pooled (e.g. golden/repos-dev with --root corpora).
     Indexes the corpus into the eval's own index (never yours), reused across runs
     when nothing changed; runs every query per variant (top 20) and reports
     Recall@k, whole@k, file-Recall@k, MRR, and for negatives the abstain rate
@@ -69,12 +81,24 @@ def eval_cmd(golden: str, root: str, ks: str, variants: str, out: str | None, co
     """
     from pathlib import Path
 
-    from ..eval.report import calibration, overall_table, write_report
-    from ..eval.runner import run_eval
-
     k_values = _ks(ks)
     settings = settings_from()
     progress = _Progress(enabled=sys.stderr.isatty() and not as_json)
+    if Path(golden).is_dir():
+        _suite(golden, root, k_values, variants, out, corpus or "all", repos, cache_dir, as_json, settings,
+               progress)
+        return
+    if repos:
+        raise click.UsageError("--repos applies to a suite folder, not to one golden set")
+    _single(golden, root, k_values, variants, out, corpus or "gold", cache_dir, as_json, settings, progress)
+
+
+def _single(golden, root, k_values, variants, out, corpus, cache_dir, as_json, settings, progress) -> None:
+    from pathlib import Path
+
+    from ..eval.report import calibration, overall_table, write_report
+    from ..eval.runner import run_eval
+
     with progress.index:
         res = run_eval(golden, root, variants=variants, ks=k_values, settings=settings, cache_dir=cache_dir,
                        corpus=corpus, progress=progress)
@@ -94,6 +118,36 @@ def eval_cmd(golden: str, root: str, ks: str, variants: str, out: str | None, co
         return
     click.echo(overall_table(res))
     for r in res.results:
+        if r.skipped:
+            click.echo(f"skipped {r.name}: {r.skipped}", err=True)
+    click.echo("wrote " + ", ".join(str(p) for p in paths), err=True)
+
+
+def _suite(golden, root, k_values, variants, out, corpus, repos, cache_dir, as_json, settings, progress) -> None:
+    from pathlib import Path
+
+    from ..eval.report import calibration
+    from ..eval.suite import per_repo_long_table, run_suite, suite_json, write_suite_report
+
+    wanted = [r.strip() for r in (repos or "").split(",") if r.strip()]
+    with progress.index:
+        suite = run_suite(golden, root, variants=variants, ks=k_values, settings=settings, cache_dir=cache_dir,
+                          corpus=corpus, repos=wanted, progress=progress)
+    pooled = suite.pooled
+    cal = calibration(pooled, "hybrid-ast") or calibration(pooled)
+    out_dir = Path(out) if out else Path(suite.cache_dir) / "report"
+    extra = {"calibration": cal[0]} if cal else None
+    paths = write_suite_report(suite, out_dir, settings=settings, sections=[cal[1]] if cal else [],
+                               extra_json=extra)
+    if as_json:
+        data = suite_json(suite, settings=settings, extra=extra)
+        for v in data["variants"].values():
+            v.pop("queries", None)
+        data["files"] = [str(p) for p in paths]
+        emit_json(data)
+        return
+    click.echo(per_repo_long_table(suite))
+    for r in pooled.results:
         if r.skipped:
             click.echo(f"skipped {r.name}: {r.skipped}", err=True)
     click.echo("wrote " + ", ".join(str(p) for p in paths), err=True)

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from ..records import ROLES
 from .cli import emit_json, settings_from
 from .render import IndexProgress, print_hits, print_report, print_status
 
@@ -51,17 +52,22 @@ def index_cmd(path: str, repo_id: str | None, dry_run: bool, rebuild: bool, chun
               "an error when no indexed file matches.")
 @click.option("--lang", "language", help="Only this language: a name or file extension, any case (python, py, Go, "
               "ts); an error naming the indexed languages when no file is in it.")
+@click.option("--role", "roles", multiple=True, metavar="ROLE[,ROLE]",
+              help="Only files of these roles: " + ", ".join(ROLES) + ". Repeat or comma-separate. Without it, "
+              "every role is searched and source is preferred unless the query asks for tests, docs, ...")
 @click.option("--mode", type=click.Choice(["hybrid", "dense", "bm25"]), default="hybrid", show_default=True,
               help="Retrieval signal(s).")
 @click.option("--json", "as_json", is_flag=True, help="Print results as JSON (schema in the README).")
 def search_cmd(query: tuple[str, ...], k: int | None, repo: str | None, path_glob: str | None,
-               language: str | None, mode: str, as_json: bool) -> None:
+               language: str | None, roles: tuple[str, ...], mode: str, as_json: bool) -> None:
     """Search indexed code with QUERY (dense + BM25, fused with RRF)."""
     from .. import owner
+    from ..safety import check_roles
 
     text = " ".join(query)
+    role = ",".join(check_roles(",".join(roles))) or None
     result = owner.call("search", text, repo=repo, path_glob=path_glob, language=language, k=k, mode=mode,
-                        settings=settings_from())
+                        role=role, settings=settings_from())
     if as_json:
         emit_json(search_json(result))
         return
@@ -74,7 +80,7 @@ def search_json(result) -> dict[str, Any]:
         "weak": result.weak,
         "hits": [
             {"repo": h.repo, "path": h.path, "symbol": h.symbol, "kind": h.kind, "language": h.language,
-             "start_line": h.start_line, "end_line": h.end_line, "score": round(h.score, 6), "text": h.text}
+             "role": h.role, "start_line": h.start_line, "end_line": h.end_line, "score": round(h.score, 6), "text": h.text}
             for h in result.hits
         ],
     }

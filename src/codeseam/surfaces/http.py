@@ -2,7 +2,7 @@
 
 Endpoints (OpenAPI at ``/openapi.json``, interactive docs at ``/docs``)::
 
-    GET    /search?q=&repo=&path=&lang=&k=&mode=   hits, as `codeseam search --json`
+    GET    /search?q=&repo=&path=&lang=&role=&k=&mode=   hits, as `codeseam search --json`
     POST   /index   {"path", "repo_id"?}           202 + the background job
     GET    /jobs/{id}                              one job's progress or result
     DELETE /jobs/{id}                              stop a running job (at its next file)
@@ -40,6 +40,8 @@ import time
 from typing import Any, Callable, Iterator, Literal
 
 from fastapi import Body, FastAPI, Query, Request
+
+from ..records import ROLES
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, Field
@@ -112,8 +114,10 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = MA
     def search(q: str = Query(min_length=1, max_length=MAX_QUERY_CHARS, description="What to look for"),
                repo: str | None = Query(None, max_length=200), path: str | None = Query(None, max_length=1000),
                lang: str | None = Query(None, max_length=50), k: int | None = Query(None, ge=1, le=MAX_K),
-               mode: Literal["hybrid", "dense", "bm25"] = "hybrid") -> dict[str, Any]:
-        result = service.search(q, repo=repo, path_glob=path, language=lang, k=k, mode=mode)
+               mode: Literal["hybrid", "dense", "bm25"] = "hybrid",
+               role: str | None = Query(None, max_length=200, description="Comma list of file roles: "
+                                        + ", ".join(ROLES))) -> dict[str, Any]:
+        result = service.search(q, repo=repo, path_glob=path, language=lang, k=k, mode=mode, role=role)
         return {**search_json(result), "best_similarity": result.best_similarity}
 
     @app.post("/index", status_code=202)

@@ -8,7 +8,7 @@ Tools:
   progress notifications (when the client asked for them with a progress token). Either
   way other tool calls keep working while the job runs; one job at a time (a second
   request is a tool error saying which job runs).
-- ``search_code(query, repo?, path_glob?, language?, k?)``
+- ``search_code(query, repo?, path_glob?, language?, role?, k?)``
 - ``get_status()``: indexed repos, and the running or recent jobs with their progress
 - ``remove_repo(repo)``
 - ``ask(question, repo?, k?)``: registered only when an LLM model is configured (RAG_LLM_MODEL)
@@ -81,7 +81,7 @@ def format_hits(result) -> str:
         lines.append("weak evidence: nothing indexed is close to this query; these are only the nearest matches")
     for i, h in enumerate(result.hits, 1):
         lines.append(f"\n[{i}] {h.path}:{h.start_line}-{h.end_line} {h.symbol}  ({h.repo}, {h.language}, "
-                     f"score {h.score:.4f})")
+                     f"{h.role}, score {h.score:.4f})")
         body = h.text.rstrip("\n").split("\n")
         fence = "````" if "```" in h.text else "```"
         lines.append(f"{fence}{h.language}\n" + "\n".join(body[:SNIPPET_LINES]) + f"\n{fence}")
@@ -156,12 +156,16 @@ def build_server(service: "Service | RemoteService", *, open_on_start: bool = Fa
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=True))
     def search_code(query: str, repo: str | None = None, path_glob: str | None = None,
-                    language: str | None = None, k: K | None = None) -> CallToolResult:
+                    language: str | None = None, role: str | None = None,
+                    k: K | None = None) -> CallToolResult:
         """Search the indexed code by meaning and by name (hybrid dense + BM25). Filters: repo id,
-        path glob (e.g. 'src/**/*.py'), language (e.g. python, go); k results (default 8).
-        Returns path:start-end, the symbol and a snippet for each hit."""
+        path glob (e.g. 'src/**/*.py'), language (e.g. python, go), role (comma list of source,
+        test, docs, example, changelog, config, build, generated, benchmark, fixture; default:
+        all, source preferred); k results (default 8).
+        Returns path:start-end, the symbol, the file's role and a snippet for each hit."""
         try:
-            result = service.search(query, repo=repo, path_glob=path_glob, language=language, k=k)
+            result = service.search(query, repo=repo, path_glob=path_glob, language=language, k=k,
+                                    role=role)
         except CodeseamError as exc:
             return _failure(exc)
         return _text(format_hits(result), search_json(result))

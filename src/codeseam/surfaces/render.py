@@ -88,8 +88,9 @@ def print_hits(result) -> None:
     if not result.hits:
         console.print("no results")
     for h in result.hits:
+        role = "" if h.role == "source" else f"[magenta]{h.role}[/]  "
         console.print(f"[bold cyan]{h.path}:{h.start_line}-{h.end_line}[/]  [bold]{h.symbol}[/]  "
-                      f"[dim]{h.score:.4f}[/]")
+                      f"{role}[dim]{h.score:.4f}[/]", markup=True)
         lines = h.text.split("\n")
         snippet = "\n".join(lines[:SNIPPET_LINES]).rstrip("\n")
         if console.is_terminal:
