@@ -193,8 +193,17 @@ def test_variant_names():
     assert w.spec.enrich and dict(w.settings) == {"fusion": "weighted", "dense_weight": 0.7}
     assert dict(w.options) == {"depth": 80, "merge": False}
     base = parse_variant("bm25-window")
-    assert base.spec.plain and not base.calibrated and dict(base.options) == {"split_query": False}
+    assert base.spec.plain and not base.calibrated
+    assert dict(base.options) == {"split_query": False, "role_prior": False}
     assert not parse_variant("dense-window").spec.plain
+    lines = parse_variant("hybrid-lines")
+    assert lines.spec.plain and lines.spec.dense and lines.calibrated and lines.spec.key == "plain-baseline"
+    assert parse_variant("bm25-lines").spec == base.spec  # BM25 over plain windows needs no vectors
+    lev = parse_variant("hybrid-ast+norole+file1+def0.5+kind+symb1+noisec+roles0.3+expand")
+    assert dict(lev.options) == {"role_prior": False, "file_weight": 1.0, "def_weight": 0.5, "kind_prior": True,
+                                 "symbol_bonus": 1.0, "strip_noise": True, "strip_change": True,
+                                 "role_scale": 0.3, "expand": True}
+    assert dict(parse_variant("hybrid-ast+symhard").options) == {"symbol_bonus": None}
 
 
 def test_variant_lists_and_axes():

@@ -27,6 +27,8 @@ import re
 from dataclasses import dataclass
 from typing import Hashable, Iterable, Mapping, Sequence, TypeVar
 
+from .pieces import SPLIT_KINDS, Piece, adjacent, as_piece, expand_pieces, merge_pieces  # noqa: F401
+
 T = TypeVar("T", bound=Hashable)
 
 MODES = ("hybrid", "dense", "bm25")
@@ -149,9 +151,11 @@ def names_definition(path: str, symbol: str, names: Sequence[tuple[str, ...]]) -
     return any(0 < len(n) <= len(full) and full[-len(n):] == n for n in names)
 
 
-def strip_noise(query: str) -> str:
-    """The query without ``NOISE_WORDS`` (unchanged when nothing else is left)."""
-    words = content_words(query)
+def strip_noise(query: str, extra: Iterable[str] = ()) -> str:
+    """The query without ``NOISE_WORDS`` and ``extra`` words (unchanged when nothing else
+    is left)."""
+    drop = {w.lower() for w in extra}
+    words = [w for w in content_words(query) if w.lower() not in drop]
     return " ".join(words) if words else query
 
 
@@ -196,17 +200,40 @@ class RetrieveOptions:
     add identifier splits to the BM25 query. ``merge``: merge adjacent pieces of one split
     definition that are both among the candidates into one hit (see ``merge_pieces``).
     ``symbols_first``: candidates whose definition the query names (``query_names``) go
-    first, in fused order. ``strip_noise``: drop ``NOISE_WORDS`` from the BM25 query.
+    first, in fused order; with ``symbol_bonus`` set, only in a lookup (at most
+    ``SHORT_QUERY_WORDS`` content words: "where is ndiff defined"), while in a longer
+    query (a change description that mentions names) they gain ``symbol_bonus`` first
+    places' worth of score instead. ``expand``: a piece of a split definition among the
+    first candidates becomes the whole definition when it is short enough
+    (``pieces.expand_pieces``). ``strip_noise``: drop ``NOISE_WORDS`` from the BM25 query,
+    and with ``strip_change`` the words that say what kind of change a commit is
+    (``rank.CHANGE_WORDS``: fix, add, support, ...). ``role_scale``: one weight for every
+    role but source instead of ``rank.ROLE_WEIGHTS``.
     ``weak_dense_weight``: the dense weight used for fusion when the result is weak (the
     dense model found nothing close, so its ranking says little); None: no change.
+    ``role_prior``: scores times their file role's weight (``rank.ROLE_WEIGHTS``) unless
+    the query asks for that role. ``file_weight``: weight of the file-evidence list
+    (``rank.apply_file_evidence``; 0: off). ``name_weight``: weight of the name-match bonus
+    (``rank.apply_name_match``; 0: off). ``def_weight``: weight of the definition-evidence
+    list (pieces of one definition ranked together; 0: off). ``kind_prior``: module-level
+    and class-header chunks weigh less (``rank.KIND_WEIGHTS``).
     """
 
     depth: int | None = None
     split_query: bool = True
     merge: bool = True
     symbols_first: bool = True
+    symbol_bonus: float | None = None
+    expand: bool = False
     strip_noise: bool = False
+    strip_change: bool = False
+    role_scale: float | None = None
     weak_dense_weight: float | None = WEAK_DENSE_WEIGHT
+    role_prior: bool = True
+    file_weight: float = 0.0
+    name_weight: float = 0.0
+    def_weight: float = 0.0
+    kind_prior: bool = False
 
 
 DEFAULT_OPTIONS = RetrieveOptions()
@@ -223,7 +250,12 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
         raise ValueError(f"mode must be one of {MODES}")
     depth = options.depth or max(4 * k, 40)
     qvec = embedder.embed_query(query)
-    text = strip_noise(query) if options.strip_noise else query
+    if options.strip_noise:
+        from .rank import CHANGE_WORDS
+
+        text = strip_noise(query, CHANGE_WORDS if options.strip_change else ())
+    else:
+        text = query
     text = bm25_query(text) if options.split_query else text
     with lock or contextlib.nullcontext():
         dense = store.dense_search(qvec, depth, filters)
@@ -233,18 +265,74 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
     weak = is_weak(best, threshold)
     if weak and options.weak_dense_weight is not None:
         settings = settings.replace(dense_weight=options.weak_dense_weight)
-    ranked = [(_piece(c), s) for c, s in _rank(dense, sparse, mode, settings)]
-    if options.symbols_first:
-        names = query_names(query)
+    ranked = [(as_piece(c), s) for c, s in _rank(dense, sparse, mode, settings)]
+    names = query_names(query) if options.symbols_first else []
+    hard = bool(names) and (options.symbol_bonus is None or is_lookup(query))
+    ranked = _priors(ranked, query, mode, settings, options, [] if hard else names)
+    if hard:
         ranked = sorted(ranked, key=lambda ps: not names_definition(ps[0].path, ps[0].symbol, names))
     if options.merge:
         ranked = merge_pieces(ranked)
+    if options.expand:
+        ranked = expand_pieces(ranked, lambda repo, path: _locked(lock, store.chunk_spans, repo, path),
+                               lambda ids: _locked(lock, store.chunks_by_ids, ids), k)
     kept = dedupe(ranked, lambda pair: Span(pair[0].path, pair[0].start_line, pair[0].end_line))[:k]
     hits = tuple(
         Hit(c.repo, c.path, c.symbol, c.kind, c.language, c.start_line, c.end_line, float(s), c.text, c.role)
         for c, s in kept
     )
     return SearchResult(query=query, weak=weak, hits=hits, best_similarity=best)
+
+
+def is_lookup(query: str) -> bool:
+    """A short query that looks a definition up ("where is ndiff defined", "bisect_left")."""
+    return len(content_words(query)) <= SHORT_QUERY_WORDS
+
+
+def _priors(ranked: list, query: str, mode: str, settings, options: RetrieveOptions,
+            names: Sequence[tuple[str, ...]] = ()) -> list:
+    """The ranking levers after fusion (``rank``): file and definition evidence, name
+    match, the bonus of definitions the query names (``names``), kind and role priors."""
+    from . import rank
+
+    bonus = options.symbol_bonus if names else 0.0
+    if options.file_weight or options.name_weight or options.def_weight or bonus:
+        if mode != "hybrid":  # raw cosine or BM25 scores: bonuses are in rank units
+            ranked = [(p, 1.0 / (settings.rrf_k + i)) for i, (p, _) in enumerate(ranked, 1)]
+        unit = 1.0 if mode == "hybrid" and settings.fusion == "weighted" else 1.0 / (settings.rrf_k + 1)
+        if options.file_weight:
+            ranked = rank.apply_file_evidence(ranked, lambda p: p.path, weight=options.file_weight, unit=unit,
+                                              rrf_k=settings.rrf_k)
+        if options.def_weight:
+            ranked = rank.apply_file_evidence(ranked, _def_key, weight=options.def_weight, unit=unit,
+                                              rrf_k=settings.rrf_k)
+        if options.name_weight:
+            ranked = rank.apply_name_match(ranked, lambda p: p.symbol, query, weight=options.name_weight,
+                                           unit=unit, noise=NOISE_WORDS)
+        if bonus:
+            ranked = sorted(((p, s + bonus * unit * names_definition(p.path, p.symbol, names)) for p, s in ranked),
+                            key=lambda ps: -ps[1])
+    if options.kind_prior:
+        ranked = rank.apply_kind_prior(ranked, lambda p: p.kind)
+    if options.role_prior:
+        weights = rank.ROLE_WEIGHTS if options.role_scale is None else \
+            {r: (1.0 if r == "source" else options.role_scale) for r in rank.ROLE_WEIGHTS}
+        ranked = rank.apply_role_prior(ranked, lambda p: p.role, query, weights)
+    return ranked
+
+
+def _locked(lock, fn, *args):
+    import contextlib
+
+    with lock or contextlib.nullcontext():
+        return fn(*args)
+
+
+def _def_key(p: Piece) -> str:
+    """Pieces of one definition share a key; anything else is its own group."""
+    if p.symbol and not p.symbol.startswith("<") and p.kind in SPLIT_KINDS:
+        return f"{p.path}\0{p.symbol}"
+    return f"{p.path}\0{p.start_line}"
 
 
 def _rank(dense, sparse, mode: str, settings):
@@ -261,89 +349,3 @@ def _rank(dense, sparse, mode: str, settings):
         fused = rrf([[c.id for c in dense], [c.id for c in sparse]], k=settings.rrf_k,
                     weights=[2 * w, 2 * (1 - w)])
     return [(by_id[i], s) for i, s in fused]
-
-
-# -- pieces of split definitions -----------------------------------------------------------
-
-SPLIT_KINDS = frozenset({"function", "method"})
-
-
-@dataclass(frozen=True)
-class Piece:
-    """A candidate chunk (or a run of adjacent ones merged): what becomes a ``Hit``."""
-
-    repo: str
-    path: str
-    symbol: str
-    kind: str
-    language: str
-    start_line: int
-    end_line: int
-    text: str
-    role: str = "source"
-
-
-def _piece(c) -> Piece:
-    return Piece(c.repo_id, c.path, c.symbol, c.kind, c.language, c.start_line, c.end_line, c.text, c.role)
-
-
-def adjacent(a: Piece, b: Piece) -> bool:
-    """Is ``b`` the chunk right after ``a`` in the file? Chunks cover a file exactly, so
-    ``b`` starts on the line after ``a`` ends (or on the same line when ``a`` stops
-    mid-line); then ``a.text + b.text`` is exactly the file's text of both."""
-    if a.repo != b.repo or a.path != b.path:
-        return False
-    if a.text.endswith("\n"):
-        return b.start_line == a.end_line + 1
-    return b.start_line == a.end_line
-
-
-def _joinable(a: Piece, b: Piece) -> bool:
-    return (a.symbol == b.symbol and a.kind == b.kind and a.kind in SPLIT_KINDS and bool(a.symbol)
-            and adjacent(a, b))
-
-
-def merge_pieces(ranked: Sequence[tuple[Piece, float]]) -> list[tuple[Piece, float]]:
-    """Merge candidates that are adjacent pieces of one split definition (same symbol, a
-    function or method cut statement by statement) into one hit, placed at the rank of
-    its best piece with that piece's score. The merged text is the pieces' texts joined
-    in file order: exactly the file's lines ``start..end``. Candidates are never
-    invented: only pieces that were retrieved are joined."""
-    groups: dict[tuple[str, str, str], list[int]] = {}
-    for i, (p, _) in enumerate(ranked):
-        if p.symbol and p.kind in SPLIT_KINDS:
-            groups.setdefault((p.repo, p.path, p.symbol), []).append(i)
-    absorbed: dict[int, Piece] = {}  # index of a run's best piece -> the merged piece
-    dropped: set[int] = set()
-    for idxs in groups.values():
-        if len(idxs) < 2:
-            continue
-        for run in _runs(sorted(idxs, key=lambda i: ranked[i][0].start_line), ranked):
-            if len(run) < 2:
-                continue
-            pieces = [ranked[i][0] for i in run]
-            best = min(run)
-            absorbed[best] = _join(pieces)
-            dropped.update(i for i in run if i != best)
-    out = []
-    for i, (p, s) in enumerate(ranked):
-        if i in dropped:
-            continue
-        out.append((absorbed.get(i, p), s))
-    return out
-
-
-def _runs(order: list[int], ranked) -> list[list[int]]:
-    runs: list[list[int]] = []
-    for i in order:
-        if runs and _joinable(ranked[runs[-1][-1]][0], ranked[i][0]):
-            runs[-1].append(i)
-        else:
-            runs.append([i])
-    return runs
-
-
-def _join(pieces: Sequence[Piece]) -> Piece:
-    first, last = pieces[0], pieces[-1]
-    return Piece(first.repo, first.path, first.symbol, first.kind, first.language, first.start_line,
-                 last.end_line, "".join(p.text for p in pieces), first.role)

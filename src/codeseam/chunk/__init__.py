@@ -30,7 +30,8 @@ __all__ = [
 
 # Bump whenever chunk output (spans, symbols, kinds, indexed_text) changes: the index
 # stores it and asks for a rebuild when it differs.
-CHUNKER_VERSION = "ast-3"  # ast-3: one-line classes without a body (Kotlin data classes); ast-2: doc lines
+CHUNKER_VERSION = "ast-4"  # ast-4: top-level chunks named by their main definition, no names from a
+# split definition's own signature; ast-3: one-line classes without a body (Kotlin); ast-2: doc lines
 
 # A tree with more than this share of its bytes in ERROR nodes is chunked as windows.
 MAX_ERROR_SHARE = 0.5
@@ -95,7 +96,7 @@ def _ast_chunks(path: str, language: str, text: str, budget: Budget) -> list[Chu
     imports = import_summary(data, (c for c in root.named_children if is_import_type(c.type)))
     doc = data_lang or language in ("markdown", "rst")
     info = FileInfo(path=path, language=language_label(path), imports=imports, doc=doc)
-    return build_chunks(info, data, segs, budget)
+    return build_chunks(info, data, segs, budget, root)
 
 
 def _tiles(segs: list, size: int) -> bool:

@@ -5,8 +5,13 @@ Symbol and kind of a chunk:
 - a whole definition that fills at least half the chunk names it (``Class.method``);
 - else the scope most of its bytes belong to: a split function (``kind`` function or
   method: a piece packed statement by statement), a split class (``header`` when the
-  chunk holds its opening line, else ``class``), a section, or the module
-  (``<module>``, kind ``module``);
+  chunk holds its opening line, else ``class``), or a section; at the top level, the
+  largest whole definition in the chunk (small definitions merged with their
+  neighbours are named by the main one, the others listed on the ``defines:`` line),
+  else the outermost definition nested in its top-level code (a helper inside a
+  ``describe(...)`` callback, a class under ``try:``: ``nested_definition``); only a
+  chunk of top-level code that holds no definition is the module (``<module>``, kind
+  ``module``);
 - markdown and data files use ``section``; windows use ``window`` with no symbol.
 
 When a chunk starts inside a definition (a continuation piece), the definition's
@@ -186,6 +191,8 @@ def _resolve_def(seg: Segment, total: int, info: FileInfo):
     if mixed:
         owner = _main_owner(seg)
     if owner is None:
+        if best is not None:  # top-level code around small definitions: named by the main one
+            return best.path, "section" if info.doc else best.kind, best.parent_path, defs, ctx, best
         return MODULE, "section" if info.doc else "module", "", defs, ctx, None
     return owner.path, _owner_kind(owner, seg, info.doc), owner.parent_path, defs, ctx, owner
 
@@ -215,7 +222,34 @@ def _define_paths(defs: list[Def], symbol: str) -> list[str]:
     return [] if paths == [symbol] else paths
 
 
-def build_chunks(info: FileInfo, data: bytes, segs: list[Segment], budget: Budget) -> list[Chunk]:
+NESTED_SEARCH_NODES = 2000  # nodes looked at, at most, for a definition nested in top-level code
+
+
+def nested_definition(root: Any, data: bytes, a: int, b: int) -> tuple[str, str] | None:
+    """``(name, kind)`` of the outermost definition lying whole in bytes ``[a, b)`` of the
+    tree, nested in top-level code (a callback's helper inside ``describe(...)``, a class
+    under ``try:``), breadth first, bounded by ``NESTED_SEARCH_NODES``."""
+    from collections import deque
+
+    from .definitions import classify
+
+    queue = deque([root])
+    seen = 0
+    while queue and seen < NESTED_SEARCH_NODES:
+        node = queue.popleft()
+        seen += 1
+        if node.start_byte >= a and node.end_byte <= b and node is not root and node.named_child_count:
+            found = classify(node, data, False)
+            if found is not None and found[1] in ("function", "method", "class"):
+                return found
+        for child in node.named_children:
+            if child.start_byte < b and child.end_byte > a:
+                queue.append(child)
+    return None
+
+
+def build_chunks(info: FileInfo, data: bytes, segs: list[Segment], budget: Budget,
+                 root: Any = None) -> list[Chunk]:
     """Chunk records for packed segments (segments may overlap for the baseline).
 
     Per-file parts of the header (path line, imports line, identifier splits) are built
@@ -249,6 +283,10 @@ def build_chunks(info: FileInfo, data: bytes, segs: list[Segment], budget: Budge
             symbol, kind, parent, defs, ctx, named = "", "window", "", [], None, None
         else:
             symbol, kind, parent, defs, ctx, named = _resolve_def(seg, b - a, info)
+            if symbol == MODULE and root is not None and not doc_file:
+                nested = nested_definition(root, data, a, b)
+                if nested is not None:
+                    symbol, kind = nested
         docs.span = (a, b)
         doc, parent_doc = docs.lines(None if doc_file else named, text)
         define_paths = _define_paths(defs, symbol)

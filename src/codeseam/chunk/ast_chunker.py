@@ -154,6 +154,8 @@ def _group_def(items: list[Item], data: bytes, data_lang: bool, scope: Def | Non
     if found is None:
         if len(nodes) < 2 or data_lang:
             return None
+        if scope is not None and _parts_of(nodes[0], scope):
+            return None  # the split scope's own signature and body (`f(): Promise<T> {`), not a new definition
         sib = sibling_definition(nodes, data)
         if sib is None:
             return None
@@ -165,6 +167,12 @@ def _group_def(items: list[Item], data: bytes, data_lang: bool, scope: Def | Non
     # the signature starts after leading comments, at decorators
     sig_start = max(start, nodes[0].start_byte) if nodes else start
     return make_def(name, kind, scope, start, sig_start, def_node, data)
+
+
+def _parts_of(node: Any, scope: Def) -> bool:
+    """Is ``node`` a direct child of the definition being split?"""
+    parent = node.parent
+    return parent is not None and parent.id == scope.node.id
 
 
 def ast_units(root: Any, data: bytes, sizer: Sizer, data_lang: bool) -> list[Unit]:

@@ -263,6 +263,14 @@ def classify(node: Any, data: bytes, data_lang: bool,
     return name, kind
 
 
+_DECORATION_WORDS = frozenset({"decorator", "attribute", "annotation", "comment", "modifiers", "modifier"})
+
+
+def _decoration(node_type: str) -> bool:
+    """Decorators, attributes, annotations and comments: what stacks up above a definition."""
+    return not type_words(node_type).isdisjoint(_DECORATION_WORDS)
+
+
 def find_definition(node: Any, data: bytes, data_lang: bool) -> tuple[Any, str, str] | None:
     """``(def_node, name, kind)``: ``node`` or a definition it wraps.
 
@@ -281,9 +289,11 @@ def find_definition(node: Any, data: bytes, data_lang: bool) -> tuple[Any, str, 
         if data_lang or not words.isdisjoint(STOP_WORDS):
             return None
         count = cur.named_child_count
-        if count == 0 or count > 4:
+        if count == 0:
             return None
         kids = cur.named_children
+        if count > 4 and not all(_decoration(k.type) for k in kids[:-1]):
+            return None  # a big node, not a definition under its decorators
         if count <= 3:
             sib = sibling_definition(kids, data)
             if sib is not None:

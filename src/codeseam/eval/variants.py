@@ -13,7 +13,15 @@ A variant name is ``<mode>-<chunker>[-enriched][+option...]``:
   split definition into one hit), ``+rawq`` (no identifier splits added to the BM25
   query), ``+sym`` / ``+nosym`` (named definitions first, or not), ``+noise`` /
   ``+nonoise`` (question words dropped from the BM25 query, or not), ``+wk<W>`` (dense
-  weight W for fusion when the result is weak), ``+t<X>`` (weak threshold X).
+  weight W for fusion when the result is weak), ``+t<X>`` (weak threshold X),
+  ``+norole`` / ``+role`` (no file-role prior, or the prior), ``+file<W>`` (file evidence
+  with weight W), ``+name<W>`` (name-match bonus with weight W), ``+def<W>`` (definition
+  evidence with weight W), ``+kind`` / ``+nokind`` (the chunk-kind prior, or not),
+  ``+symb<W>`` (named definitions first only in lookups, a bonus of W elsewhere),
+  ``+symhard`` (named definitions first in every query), ``+expand`` / ``+noexpand``
+  (pieces of a split definition returned as the whole definition, or not), ``+noisec``
+  (question words and change words dropped from the BM25 query), ``+roles<X>`` (every role
+  but source weighs X).
 
 ``bm25-window`` is special: it is the simple alternative people reach for, *plain BM25
 over 2000-byte line windows* (``bm25-lines`` is the same index read the same way): windows of at most 2000 bytes (``chunk_max_bytes``, bytes
@@ -46,9 +54,13 @@ DEFAULT_VARIANTS = ("bm25-window", "dense-window", "hybrid-window", "bm25-ast", 
 
 _NAME = re.compile(r"^(dense|bm25|hybrid)-(ast|window|lines)(-enriched)?((?:\+[a-z0-9.]+)*)$")
 _OPTION = re.compile(r"^(rrf(\d+)|w(\d*\.?\d+)|rw(\d*\.?\d+)|depth(\d+)|wk(\d*\.?\d+)|t(\d*\.?\d+)|"
-                     r"frag|rawq|sym|nosym|noise|nonoise)$")
+                     r"file(\d*\.?\d+)|name(\d*\.?\d+)|def(\d*\.?\d+)|symb(\d*\.?\d+)|roles(\d*\.?\d+)|symhard|noisec|"
+                     r"frag|rawq|sym|nosym|noise|nonoise|role|norole|kind|nokind|expand|noexpand)$")
 _FLAGS = {"frag": ("merge", False), "rawq": ("split_query", False), "sym": ("symbols_first", True),
-          "nosym": ("symbols_first", False), "noise": ("strip_noise", True), "nonoise": ("strip_noise", False)}
+          "nosym": ("symbols_first", False), "noise": ("strip_noise", True), "nonoise": ("strip_noise", False),
+          "role": ("role_prior", True), "norole": ("role_prior", False),
+          "kind": ("kind_prior", True), "nokind": ("kind_prior", False),
+          "expand": ("expand", True), "noexpand": ("expand", False)}
 
 
 @dataclass(frozen=True)
@@ -103,8 +115,9 @@ def parse_variant(name: str) -> Variant:
         o = _OPTION.match(opt)
         if not o:
             raise ConfigError(f"unknown option +{opt} in variant {name!r}",
-                              hint="options: +rrf<K>, +w<W>, +rw<W>, +depth<N>, +wk<W>, +t<X>, +frag, "
-                                   "+rawq, +sym, +nosym, +noise, +nonoise")
+                              hint="options: +rrf<K>, +w<W>, +rw<W>, +depth<N>, +wk<W>, +t<X>, +file<W>, "
+                                   "+name<W>, +def<W>, +symb<W>, +symhard, +frag, +rawq, +sym, +nosym, +noise, +nonoise, +role, +norole, "
+                                   "+kind, +nokind, +expand, +noexpand, +noisec, +roles<X>")
         if o.group(2):
             settings.update(fusion="rrf", rrf_k=int(o.group(2)))
         elif o.group(3):
@@ -117,11 +130,26 @@ def parse_variant(name: str) -> Variant:
             options["weak_dense_weight"] = _weight(o.group(6), name)
         elif o.group(7):
             settings["weak_threshold"] = float(o.group(7))
+        elif o.group(8):
+            options["file_weight"] = float(o.group(8))
+        elif o.group(9):
+            options["name_weight"] = float(o.group(9))
+        elif o.group(10):
+            options["def_weight"] = float(o.group(10))
+        elif o.group(11):
+            options["symbol_bonus"] = float(o.group(11))
+        elif o.group(12):
+            options["role_scale"] = _weight(o.group(12), name)
+        elif opt == "symhard":
+            options["symbol_bonus"] = None
+        elif opt == "noisec":
+            options.update(strip_noise=True, strip_change=True)
         else:
             key, value = _FLAGS[opt]
             options[key] = value
-    if plain:
+    if plain:  # the naive baselines: the query as typed, no prior
         options.setdefault("split_query", False)
+        options.setdefault("role_prior", False)
     spec = IndexSpec(chunker=chunker, enrich=enriched, plain=plain)
     return Variant(name.strip(), mode, spec, tuple(sorted(settings.items())), tuple(sorted(options.items())))
 

@@ -220,6 +220,23 @@ class Store:
             by_hash[r["file_hash"]] = by_hash.get(r["file_hash"], 0) + 1
         return census
 
+    def chunk_spans(self, repo_id: str, path: str) -> list[StoredChunk]:
+        """Every chunk of one file with its symbol, kind and lines but no text (``text``
+        is ""): enough to find the pieces of a split definition, in line order."""
+        check_repo_id(repo_id)
+        if not quotable(path):
+            return []
+        fields = ["id", "repo_id", "path", "symbol", "kind", "start_line", "end_line"]
+        rows = self._m.query_all(self.names.chunks, all_of(eq("repo_id", repo_id), eq("path", path)), fields)
+        return sorted((StoredChunk(id=r["id"], repo_id=r["repo_id"], path=r["path"], language="", symbol=r["symbol"],
+                                   parent="", kind=r["kind"], start_line=int(r["start_line"]),
+                                   end_line=int(r["end_line"]), text="", chunk_hash="", file_hash="")
+                       for r in rows), key=lambda c: (c.start_line, c.end_line))
+
+    def chunks_by_ids(self, ids: Sequence[str]) -> list[StoredChunk]:
+        """The chunks with these ids, in the order given (missing ones left out)."""
+        return list(self._fetch_in_order([i for i in ids if i and quotable(i)]))
+
     def present_roles(self, repo_ids: Sequence[str] = ()) -> list[str]:
         """The file roles that have chunks (in ``repo_ids``, or anywhere), in ``ROLES`` order."""
         for r in repo_ids:

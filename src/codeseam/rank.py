@@ -1,0 +1,203 @@
+"""Ranking priors applied after fusion: file roles, file-level evidence, name matches.
+
+Pure functions over fused candidates; ``search.retrieve`` applies the ones its
+``RetrieveOptions`` switch on (each one is a lever the eval measures alone).
+
+Role prior
+    A question about behaviour is answered by the code that behaves, not by the test that
+    exercises it, the page that documents it or the changelog line that announced it. Each
+    candidate's fused score is multiplied by its file role's weight (``ROLE_WEIGHTS``:
+    source 1.0, everything else below). A prior, not a wall: a test still wins when it
+    matches far better than any source, or when nothing else matches. And when the query
+    asks for a role in words (``asked_roles``: "tests for ...", "docs", "changelog",
+    "example", ...), that role weighs 1.0 like source.
+
+File evidence
+    A file with several well-ranked chunks is more likely the file a change belongs to
+    than a file with one lucky chunk. Files are ranked by the sum of their candidates'
+    fused scores (each file's best ``FILE_TOP`` candidates), and every candidate gains
+    ``weight * U * (rrf_k + 1) / (rrf_k + file_rank)``: with RRF fusion, where a first place
+    in one list scores ``U = 1 / (rrf_k + 1)``, that is a third RRF list, of files.
+
+Name match
+    Inside a well-matched file, the definition whose *name* (identifier parts of its last
+    symbol part) or first documentation line shares words with the query is the likelier
+    one. A candidate gains ``weight * U * share`` where ``share`` is the fraction of the
+    query's content words found in its name (and, at half weight, in its doc line).
+
+Definition evidence
+    A long definition is cut into pieces, and each piece is ranked alone: three pieces of
+    one function that each match a little lose to one small function that matches once.
+    Candidates of the same definition (path and symbol) are ranked as a group, by the sum
+    of their scores, and every candidate gains ``weight * U * (rrf_k + 1) / (rrf_k +
+    group rank)``.
+
+Kind prior
+    Top-level code that holds no definition (imports, constants: kind ``module``) and a
+    class's header (its fields: kind ``header``) are rarely where a behaviour lives; their
+    scores are multiplied by ``KIND_WEIGHTS``.
+
+``U`` (``unit``) is the score of a first place in one list: ``1 / (rrf_k + 1)`` for RRF,
+1.0 for weighted fusion (scores normalised to 0..1), so a bonus means the same under both.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Iterable, Mapping, Sequence, TypeVar
+
+T = TypeVar("T")
+
+# Weight of each file role's candidates (source 1.0). Measured in bench/results/ablation.md.
+ROLE_WEIGHTS: dict[str, float] = {
+    "source": 1.0, "test": 0.5, "fixture": 0.4, "docs": 0.5, "changelog": 0.35, "example": 0.6,
+    "benchmark": 0.5, "generated": 0.5, "config": 0.6, "build": 0.6,
+}
+
+# Words that ask for a role ("where are the tests for X", "docs about Y"). Matched as whole
+# lower-cased words of the query.
+ROLE_WORDS: dict[str, frozenset[str]] = {
+    "test": frozenset({"test", "tests", "tested", "testing", "unittest", "unittests", "spec", "specs",
+                       "testcase", "testcases"}),
+    "fixture": frozenset({"fixture", "fixtures", "testdata", "snapshot", "snapshots"}),
+    "docs": frozenset({"doc", "docs", "documentation", "documented", "readme", "guide", "tutorial",
+                       "manual"}),
+    "changelog": frozenset({"changelog", "changelogs", "changes", "news", "history"}),
+    "example": frozenset({"example", "examples", "sample", "samples", "demo", "demos"}),
+    "benchmark": frozenset({"benchmark", "benchmarks", "bench", "benches"}),
+    "generated": frozenset({"generated", "vendored", "vendor"}),
+    "config": frozenset({"ci", "workflow", "workflows", "lint", "linter", "eslint", "tsconfig"}),
+    "build": frozenset({"makefile", "dockerfile", "packaging", "setup.py", "pyproject", "cargo.toml"}),
+}
+_PHRASES: dict[str, tuple[str, ...]] = {"changelog": ("release notes", "release note")}
+# A role a query asks for also lifts the roles that live with it.
+_ALSO: dict[str, tuple[str, ...]] = {"test": ("fixture",), "fixture": ("test",)}
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.]*")
+
+
+def asked_roles(query: str) -> frozenset[str]:
+    """The roles a query asks for by name (none for most questions about behaviour)."""
+    low = query.lower()
+    words = set(_WORD.findall(low))
+    asked = {role for role, vocab in ROLE_WORDS.items() if words & vocab}
+    asked |= {role for role, phrases in _PHRASES.items() if any(p in low for p in phrases)}
+    for role in list(asked):
+        asked.update(_ALSO.get(role, ()))
+    return frozenset(asked)
+
+
+def role_weight(role: str, asked: frozenset[str], weights: Mapping[str, float] = ROLE_WEIGHTS) -> float:
+    if role in asked:
+        return 1.0
+    return weights.get(role, 1.0)
+
+
+def apply_role_prior(ranked: Sequence[tuple[T, float]], role_of: Callable[[T], str], query: str,
+                     weights: Mapping[str, float] = ROLE_WEIGHTS) -> list[tuple[T, float]]:
+    """Scores times their role's weight, re-sorted (stable: ties keep the fused order)."""
+    asked = asked_roles(query)
+    out = [(item, score * role_weight(role_of(item), asked, weights)) for item, score in ranked]
+    return _sorted(out)
+
+
+FILE_TOP = 3  # a file's evidence: the sum of its best FILE_TOP candidate scores
+
+
+KIND_WEIGHTS: dict[str, float] = {"module": 0.8, "header": 0.9}
+
+
+def apply_kind_prior(ranked: Sequence[tuple[T, float]], kind_of: Callable[[T], str],
+                     weights: Mapping[str, float] = KIND_WEIGHTS) -> list[tuple[T, float]]:
+    return _sorted([(item, score * weights.get(kind_of(item), 1.0)) for item, score in ranked])
+
+
+def file_ranks(ranked: Sequence[tuple[T, float]], file_of: Callable[[T], str], top: int = FILE_TOP) -> dict[str, int]:
+    """1-based rank of each file by the summed scores of its best ``top`` candidates (ties:
+    the file seen first in ``ranked`` first)."""
+    per: dict[str, list[float]] = {}
+    for item, score in ranked:
+        per.setdefault(file_of(item), []).append(score)
+    totals = {f: sum(sorted(s, reverse=True)[:top]) for f, s in per.items()}
+    order = sorted(totals, key=lambda f: -totals[f])  # sorted is stable: first-seen order on ties
+    return {f: i for i, f in enumerate(order, 1)}
+
+
+def apply_file_evidence(ranked: Sequence[tuple[T, float]], file_of: Callable[[T], str], *, weight: float,
+                        unit: float, rrf_k: int, top: int = FILE_TOP) -> list[tuple[T, float]]:
+    """Each candidate gains ``weight * unit * (rrf_k + 1) / (rrf_k + rank of its group)``
+    (groups by ``file_of``: a file, or a definition); re-sorted."""
+    ranks = file_ranks(ranked, file_of, top)
+    scale = weight * unit * (rrf_k + 1)
+    out = [(item, score + scale / (rrf_k + ranks[file_of(item)])) for item, score in ranked]
+    return _sorted(out)
+
+
+# Words that say what kind of change a commit is, not what it is about.
+CHANGE_WORDS = frozenset("""
+fix fixes fixed fixing bug bugs issue issues add adds added adding allow allows allowed support supports
+supported make makes made use uses used handle handles handling improve improves improved improvement
+remove removes removed update updates updated change changes changed correct correctly properly proper
+avoid avoids prevent prevents ensure ensures when not dont don't doesnt doesn't no should must can could
+being be been being also only now new instead properly incorrect wrong
+""".split())
+
+
+def query_terms(query: str, noise: Iterable[str] = ()) -> list[str]:
+    """The query's content words, lower-cased, identifiers split into their parts
+    (``getUserById`` -> get, user, by, id), without ``noise`` words and change words."""
+    from .chunk import split_identifier
+
+    drop = set(noise) | CHANGE_WORDS
+    out: list[str] = []
+    for token in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", query):
+        parts = split_identifier(token) or [token.lower()]
+        out.extend(p for p in parts if len(p) > 1 and p not in drop and not p.isdigit())
+    return list(dict.fromkeys(out))
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def name_share(terms: Sequence[str], name: str, doc: str = "") -> float:
+    """Share of ``terms`` found among the identifier parts of ``name`` (1 each) and the
+    words of ``doc`` (0.5 each), compared after a light stemming."""
+    from .chunk import split_identifier
+
+    if not terms:
+        return 0.0
+    name_words = {_stem(w) for w in split_identifier(name)}
+    doc_words = {_stem(w.lower()) for w in re.findall(r"[A-Za-z]+", doc)}
+    got = 0.0
+    for t in terms:
+        s = _stem(t)
+        if s in name_words:
+            got += 1.0
+        elif s in doc_words:
+            got += 0.5
+    return got / len(terms)
+
+
+def apply_name_match(ranked: Sequence[tuple[T, float]], name_of: Callable[[T], str], query: str, *,
+                     weight: float, unit: float, noise: Iterable[str] = (),
+                     doc_of: Callable[[T], str] | None = None) -> list[tuple[T, float]]:
+    """Each candidate gains ``weight * unit * share`` (``name_share`` of its last symbol
+    part and doc line); re-sorted."""
+    terms = query_terms(query, noise)
+    if not terms:
+        return list(ranked)
+    out = []
+    for item, score in ranked:
+        name = name_of(item).rsplit(".", 1)[-1] if name_of(item) else ""
+        doc = doc_of(item) if doc_of is not None else ""
+        share = name_share(terms, name, doc) if (name and not name.startswith("<")) or doc else 0.0
+        out.append((item, score + weight * unit * share))
+    return _sorted(out)
+
+
+def _sorted(items: list[tuple[T, float]]) -> list[tuple[T, float]]:
+    return sorted(items, key=lambda p: -p[1])  # stable: ties keep their order
