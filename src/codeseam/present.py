@@ -59,7 +59,7 @@ def highlight_lines(text: str, language: str, path: str = "") -> list[list[Token
     plain = [[("", line)] if line else [] for line in text_lines(shown)]
     if len(shown) > MAX_HIGHLIGHT_CHARS:
         return plain
-    lexer = _lexer(language or "", _extension(path))
+    lexer = _lexer(language or "", _basename(path))
     if lexer is None:
         return plain
     lines: list[list[Token]] = [[]]
@@ -88,32 +88,42 @@ def _append(line: list[Token], css: str, piece: str) -> None:
         line.append((css, piece))
 
 
-def _extension(path: str) -> str:
-    name = path.rsplit("/", 1)[-1]
-    return name if "." in name else ""
+def _basename(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
+
+
+def _lexer(language: str, filename: str) -> Any:
+    """A Pygments lexer for the chunk's language (else the file name), or None for plain text."""
+    return _lexer_by_language(language.lower()) or (_lexer_for_file(filename) if filename else None)
+
+
+_OPTIONS = {"stripnl": False, "ensurenl": False, "stripall": False}  # keep the text exactly
 
 
 @functools.lru_cache(maxsize=256)
-def _lexer(language: str, filename: str) -> Any:
-    """A Pygments lexer for the chunk's language (else the file name), or None for plain text."""
-    from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
+def _lexer_by_language(key: str) -> Any:
+    from pygments.lexers import get_lexer_by_name
     from pygments.util import ClassNotFound
 
-    options = {"stripnl": False, "ensurenl": False, "stripall": False}
-    key = language.lower()
     for name in dict.fromkeys((LEXER_ALIASES.get(key, key), key.replace("_", ""), key.replace("_", "-"))):
         if name and name != "text":
             try:
-                return get_lexer_by_name(name, **options)
+                return get_lexer_by_name(name, **_OPTIONS)
             except ClassNotFound:
                 pass
-    if filename:
-        try:
-            lexer = get_lexer_for_filename(filename, **options)
-        except ClassNotFound:
-            return None
-        return None if lexer.name == "Text only" else lexer
     return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _lexer_for_file(filename: str) -> Any:
+    from pygments.lexers import get_lexer_for_filename
+    from pygments.util import ClassNotFound
+
+    try:
+        lexer = get_lexer_for_filename(filename, **_OPTIONS)
+    except ClassNotFound:
+        return None
+    return None if lexer.name == "Text only" else lexer
 
 
 @functools.lru_cache(maxsize=1024)

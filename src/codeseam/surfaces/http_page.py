@@ -37,6 +37,10 @@ ASSETS = {  # name -> content type: nothing else under /assets is served
 PAGES = {"/": "index.html", "/docs": "docs.html"}
 
 
+class PageRequest(BaseModel):
+    port: int = Field(0, ge=0, le=65535, description="Loopback port (0 picks a free one)")
+
+
 def is_public(path: str) -> bool:
     """The page's shell: served without the bearer token (it holds no indexed data)."""
     return path in PAGES or path.startswith("/assets/")
@@ -71,9 +75,6 @@ def mount(app: FastAPI, *, page_listener: "PageListener | None" = None) -> None:
         return Response(asset(name), media_type=ASSETS[name], headers=no_cache)
 
     if page_listener is not None:
-        class PageRequest(BaseModel):
-            port: int = Field(0, ge=0, le=65535, description="Loopback port (0 picks a free one)")
-
         @app.post("/page", include_in_schema=False)
         def open_page(body: PageRequest = Body(default_factory=PageRequest)) -> dict[str, Any]:
             return page_listener.open(body.port)
