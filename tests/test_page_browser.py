@@ -28,6 +28,7 @@ from tests.support.fixtures import RETRY_PY
 pytestmark = pytest.mark.usefixtures("browser_present")
 TOKEN = "page-token-for-tests-0123456789"
 PAGE_SIZE = 10
+Q = "compute retry delay exponential backoff jitter"
 HOSTILE_DIR = 'evil"><img src=x onerror=window.__pwned=1>'
 PWN = "window.__pwned=1"
 HOSTILE_FILES = {
@@ -64,7 +65,10 @@ def site(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("page")
     work = tmp / "work"
     files = {"pkg/retry.py": RETRY_PY, "config.go": "package config\n\nfunc ParseJSON(data []byte) error {\n\treturn nil\n}\n",
-             **{f"handlers/h{n:02d}.py": handler(n) for n in range(27)}}
+             **{f"handlers/h{n:02d}.py": handler(n) for n in range(27)},
+             "tests/test_retry.py": "from pkg.retry import compute_retry_delay\n\n\ndef test_retry_delay_grows():\n"
+                                    "    assert compute_retry_delay(3) >= 0\n",
+             "README.md": "# proj\n\nHandles requests and retries them when the backend fails.\n"}
     proj = git_repo(work / "proj", files)
     evil = git_repo(work / HOSTILE_DIR, HOSTILE_FILES)
     bulk = git_repo(work / "bulk", {f"m{n:03d}.py": f"def bulk_function_{n}(x):\n    return x + {n}\n" for n in range(300)})
@@ -146,14 +150,14 @@ def test_search_as_you_type_shows_highlighted_hits_with_line_numbers_and_editor_
     d = open_page(site)
     box = d.find_element("id", "q")
     assert js(d, "return document.activeElement.id") == "q"
-    box.send_keys("compute retry delay")  # keystrokes arrive faster than the debounce
-    expected = page_hits(site, "compute retry delay")
+    box.send_keys(Q)  # keystrokes arrive faster than the debounce
+    expected = page_hits(site, Q)
     assert expected and expected[0].startswith("pkg/retry.py:")
     wait_for(d, lambda d: search_settled(d, expected), what="the API's hits, in its order")
-    assert len(js(d, "return window.codeseamPage.timings")) < len("compute retry delay") / 2  # debounced
-    assert query_of(d) == {"q": ["compute retry delay"]}
+    assert len(js(d, "return window.codeseamPage.timings")) < len(Q) / 2  # debounced
+    assert query_of(d) == {"q": [Q]}
 
-    hit = api_hits(site, "compute retry delay", k=50, limit=1, highlight="true")["hits"][0]
+    hit = api_hits(site, Q, k=50, limit=1, highlight="true")["hits"][0]
     first = d.find_element("css selector", "#hits > li.hit")
     assert first.find_element("css selector", ".loc").text == expected[0]
     assert first.find_element("css selector", ".symbol").text == hit["symbol"] == "compute_retry_delay"
@@ -203,7 +207,8 @@ def test_the_url_holds_query_and_filters_and_reloading_shows_the_same_results(si
     wait_for(d, lambda d: search_settled(d, expected))
     assert d.find_element("id", "f-repo").get_attribute("value") == "proj"
     langs = js(d, "return [...document.querySelectorAll('#f-lang option')].map(o => o.value)")
-    assert set(langs) == {"", "python", "go"}  # the languages proj holds (GET /status)
+    [proj] = [r for r in httpx.get(site["url"] + "/status").json()["index"]["repos"] if r["repo"] == "proj"]
+    assert set(langs) == {""} | set(proj["languages"]) and {"python", "go"} <= set(langs)  # from GET /status
 
 
 def test_paging_through_hits_shows_consecutive_pages_of_one_ranking(site):
@@ -310,18 +315,25 @@ def test_role_filter_follows_the_api(site):
     if "role" not in params:
         assert not d.find_element("id", "f-role").is_displayed()  # no filter the API does not have
         pytest.skip("GET /search has no `role` parameter yet (issue 12): the page hides the role filter")
-    q = "handle request retry"
-    d = open_page(site, "/?q=" + quote(q))
+    q = "retry delay grows"
+    d = open_page(site, "/?repo=proj&q=" + quote(q))
     wait_for(d, lambda d: shown(d))
+    [proj] = [r for r in httpx.get(site["url"] + "/status").json()["index"]["repos"] if r["repo"] == "proj"]
     roles = js(d, "return [...document.querySelectorAll('#f-role option')].map(o => o.value).filter(Boolean)")
-    assert roles
+    assert {"source", "test", "docs"} <= set(roles) and set(proj["roles"]) <= set(roles)  # from GET /status
+    labels = set(js(d, "return [...document.querySelectorAll('#hits .badge.role')].map(e => e.textContent)"))
+    assert "source" in labels  # every hit says its role
     from selenium.webdriver.support.ui import Select
 
-    Select(d.find_element("id", "f-role")).select_by_value(roles[0])
-    expected = page_hits(site, q, role=roles[0])
-    wait_for(d, lambda d: search_settled(d, expected) and "role=" in d.current_url)
+    Select(d.find_element("id", "f-role")).select_by_value("test")
+    expected = page_hits(site, q, repo="proj", role="test")
+    assert expected and all(c.startswith("tests/") for c in expected)
+    wait_for(d, lambda d: search_settled(d, expected) and query_of(d).get("role") == ["test"])
     labels = js(d, "return [...document.querySelectorAll('#hits .badge.role')].map(e => e.textContent)")
-    assert set(labels) <= {roles[0]}
+    assert labels and set(labels) == {"test"}
+    d.refresh()
+    wait_for(d, lambda d: search_settled(d, expected))
+    assert d.find_element("id", "f-role").get_attribute("value") == "test"
 
 
 # -- ask --------------------------------------------------------------------------------------
@@ -342,7 +354,7 @@ def test_ask_streams_the_answer_and_links_citations_to_their_hits(site):
     assert {a.get_attribute("href").rsplit("#", 1)[1] for a in links} == {"source-1"}
     source = d.find_element("id", "source-1")
     hit = source.find_element("css selector", "li.hit")
-    assert hit.get_attribute("data-citation").startswith("pkg/retry.py:")
+    assert hit.get_attribute("data-citation") == cites(api_hits(site, "how is the retry delay computed?")["hits"])[0]
     assert hit.find_elements("css selector", ".src .k")  # the cited code, highlighted
     warnings = d.find_element("id", "ask-warnings").text
     assert "removed citation [9]" in warnings and "cite no source" in warnings

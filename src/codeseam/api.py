@@ -42,6 +42,7 @@ class RepoStatus:
     last_sync: float | None
     state: str
     languages: tuple[tuple[str, int], ...] = ()  # (language label, files), most files first
+    roles: tuple[str, ...] = ()  # the file roles that have chunks, in ROLES order
 
 
 @dataclass(frozen=True)
@@ -218,7 +219,7 @@ class Index:
         repos = tuple(
             RepoStatus(r, rec.get("root", ""), stats.get(r, {}).get("files", 0),
                        stats.get(r, {}).get("chunks", 0), rec.get("last_sync"), rec.get("state", "?"),
-                       languages(r))
+                       languages(r), tuple(self.store.present_roles([r])))
             for r, rec in sorted(records.items())
         )
         m = self.meta

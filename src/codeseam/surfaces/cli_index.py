@@ -119,7 +119,7 @@ def status_json(st) -> dict[str, Any]:
         "repos": [
             {"repo": r.repo_id, "root": r.root, "files": r.files, "chunks": r.chunks, "state": r.state,
              "last_sync": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(r.last_sync)) if r.last_sync else None,
-             "languages": dict(r.languages)}
+             "languages": dict(r.languages), "roles": list(r.roles)}
             for r in st.repos
         ],
     }

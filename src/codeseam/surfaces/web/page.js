@@ -255,7 +255,10 @@
     }
     const sorted = [...langs.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
     fillSelect($("f-lang"), sorted.map(([l, n]) => [l, `${l} (${n})`]), state.lang, "all languages");
-    for (const r of repos) for (const role of Object.keys(r.roles || {})) app.roles.add(role);
+    for (const r of repos) {
+      if (state.repo && r.repo !== state.repo) continue;
+      for (const role of Array.isArray(r.roles) ? r.roles : Object.keys(r.roles || {})) app.roles.add(role);
+    }
     fillRoles();
   }
   function fillRoles() {
