@@ -52,13 +52,13 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 import httpx  # noqa: E402
 
-from bench_search import STDLIB, golden_queries, index_with_standin, pct, settings_for, spread, stdlib_files  # noqa: E402
+from bench_search import STDLIB, index_with_standin, pct, settings_for, spread, stdlib_files  # noqa: E402
 from codeseam import api  # noqa: E402
 from codeseam.service import Service  # noqa: E402
 from codeseam.surfaces.http import create_app  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
-DEBOUNCE_MS = 150  # page.js
+DEBOUNCE_MS = 150  # web/common.js
 
 FIRST_RESULT = """
 const [q, how, done] = arguments;
@@ -75,6 +75,15 @@ box.value = q;
 box.dispatchEvent(new Event('input', {bubbles: true}));
 if (how === 'enter') document.getElementById('search-form').requestSubmit();
 """
+
+
+def golden_file() -> Path:
+    """../shared/golden/stdlib-dev.jsonl beside the checkout (or beside a worktree's parent)."""
+    for base in (ROOT.parent, ROOT.parent.parent):
+        path = base / "shared" / "golden" / "stdlib-dev.jsonl"
+        if path.exists():
+            return path
+    raise SystemExit("no ../shared/golden/stdlib-dev.jsonl: pass --queries FILE")
 
 
 def build(cache: Path, chunks: int) -> dict:
@@ -121,8 +130,8 @@ def main() -> None:
     built = build(args.cache, args.chunks)
     settings = built.pop("settings")
     corpus = built.pop("corpus")
-    queries = ([json.loads(x)["query"] for x in args.queries.read_text().splitlines() if x.strip()]
-               if args.queries else golden_queries())
+    golden = args.queries or golden_file()
+    queries = [json.loads(x)["query"] for x in golden.read_text().splitlines() if x.strip()]
     times: dict[str, list[float]] = {"api": [], "api_page": [], "page_typing": [], "page_enter": []}
     with FakeOpenAI() as llm, \
             Service(settings.replace(llm_model="scripted", llm_base_url=llm.base_url, keepalive=0),

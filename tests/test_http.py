@@ -369,7 +369,7 @@ def test_bearer_token_is_required_on_every_request(site):
     res = httpx.post(url + "/index", content=b"x" * 100_000)
     assert res.status_code == 401
     # the page's shell holds no indexed data: it is served without the token, and asks for it
-    for path in ("/", "/docs", "/assets/page.js", "/assets/page.css", "/assets/highlight.css"):
+    for path in ("/", "/docs", "/assets/app.js", "/assets/search.js", "/assets/page.css", "/assets/highlight.css"):
         res = httpx.get(url + path)
         assert res.status_code == 200, path
         assert "retry" not in res.text and "proj" not in res.text, path

@@ -423,7 +423,7 @@ def test_a_hostile_repo_shows_its_text_and_runs_none_of_it(site):
     wait_for(d, lambda d: search_settled(d, expected))
     assert js(d, "return window.__pwned") is None
     assert js(d, "return document.querySelectorAll('img, svg, iframe, object, embed').length") == 0
-    assert js(d, "return document.scripts.length") == 1  # page.js only
+    assert js(d, "return document.scripts.length") == 1  # app.js only (it imports the other modules)
     assert js(d, "return [...document.querySelectorAll('a[href]')].filter(a => !/^(https?|vscode):/.test(a.href)).length") == 0
     text = d.find_element("id", "hits").text
     for needle in (f"<script>{PWN}</script>", f'<img src=x onerror="{PWN}">', f"[click me](javascript:{PWN})",

@@ -5,6 +5,7 @@ embedder."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import zipfile
@@ -94,7 +95,7 @@ def test_status_lists_languages_and_the_allowed_roots(site):
 
 def test_assets_are_served_with_their_types_and_a_strict_policy(site):
     c = site["client"]
-    for path, kind in (("/", "text/html"), ("/docs", "text/html"), ("/assets/page.js", "text/javascript"),
+    for path, kind in (("/", "text/html"), ("/docs", "text/html"), ("/assets/app.js", "text/javascript"), ("/assets/search.js", "text/javascript"),
                        ("/assets/docs.js", "text/javascript"), ("/assets/page.css", "text/css"),
                        ("/assets/highlight.css", "text/css"), ("/assets/icon.svg", "image/svg+xml")):
         res = c.get(path)
@@ -108,8 +109,12 @@ def test_assets_are_served_with_their_types_and_a_strict_policy(site):
         assert c.get(path).status_code == 404, path
     assert c.post("/page").status_code in (404, 405)  # only the keep-alive server opens a page
     html = c.get("/").text
-    for name in http_page.ASSETS:
-        assert name == "icon.svg" or name == "docs.js" or f"/assets/{name}" in html
+    for name in ("app.js", "page.css", "highlight.css", "icon.svg"):
+        assert f"/assets/{name}" in html
+    web = Path(http_page.__file__).parent / "web"  # every module the page imports is served
+    imports = {m for p in web.glob("*.js") for m in re.findall(r'from "\./([\w.]+)"', p.read_text())}
+    assert imports and imports <= set(http_page.ASSETS)
+    assert {p.name for p in web.iterdir() if p.suffix in (".js", ".css", ".svg")} == set(http_page.ASSETS)
 
 
 def test_the_keepalive_page_listener_serves_the_same_index_behind_its_token(site):

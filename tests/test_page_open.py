@@ -33,7 +33,7 @@ def test_open_serves_the_keepalive_servers_page_behind_a_fresh_token(box):
     info = live(box)  # the keep-alive server was started for it
     assert len(token) >= 24 and query == {}
     page = httpx.get(base + "/")
-    assert page.status_code == 200 and "page.js" in page.text  # the shell needs no token
+    assert page.status_code == 200 and "app.js" in page.text  # the shell needs no token
     assert httpx.get(base + "/status").status_code == 401  # the data does
     auth = {"Authorization": f"Bearer {token}"}
     status = httpx.get(base + "/status", headers=auth).json()

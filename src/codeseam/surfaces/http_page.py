@@ -28,10 +28,11 @@ from pydantic import BaseModel, Field
 
 from .. import present
 
+JS = "text/javascript; charset=utf-8"
 ASSETS = {  # name -> content type: nothing else under /assets is served
-    "page.js": "text/javascript; charset=utf-8",
+    "app.js": JS, "common.js": JS, "search.js": JS, "ask.js": JS, "status.js": JS,  # the page's modules
+    "docs.js": JS,
     "page.css": "text/css; charset=utf-8",
-    "docs.js": "text/javascript; charset=utf-8",
     "icon.svg": "image/svg+xml",
 }
 PAGES = {"/": "index.html", "/docs": "docs.html"}
