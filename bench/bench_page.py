@@ -24,8 +24,9 @@ Queries: the 80 queries of ../shared/golden/stdlib-dev.jsonl (or --queries FILE)
     python bench/bench_page.py --chunks 3000 --rounds 1
     python bench/bench_page.py --screenshots docs # also the README's screenshots (see below)
 
-With ``--screenshots DIR`` it also saves page-search.png, page-ask.png and page-status.png:
-search for a golden query, ask answered by the scripted loopback LLM
+With ``--screenshots DIR`` (or ``--screenshots-only``, into docs/) it also saves page-search.png,
+page-ask.png and page-status.png, on a real index (this repository's src/ embedded by the
+bundled model): a search, ask answered by the scripted loopback LLM
 (tests/support/fake_openai.py: no chat model runs here), status with a running indexing job.
 
 Results: bench/results/page.md and page.json.
@@ -34,6 +35,7 @@ Results: bench/results/page.md and page.json.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -121,11 +123,13 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "codeseam-bench-page")
     ap.add_argument("--queries", type=Path, help="a golden JSONL file (default: stdlib-dev.jsonl)")
     ap.add_argument("--screenshots", type=Path, help="also save the page's screenshots into this folder")
+    ap.add_argument("--screenshots-only", action="store_true", help="only the screenshots (default folder docs/)")
     args = ap.parse_args()
 
     from tests.support.browser import chromium, served
-    from tests.support.fake_openai import FakeOpenAI
 
+    if args.screenshots_only:
+        return shoot(args.screenshots or ROOT / "docs", args.cache)
     load0 = os.getloadavg()
     built = build(args.cache, args.chunks)
     settings = built.pop("settings")
@@ -133,9 +137,7 @@ def main() -> None:
     golden = args.queries or golden_file()
     queries = [json.loads(x)["query"] for x in golden.read_text().splitlines() if x.strip()]
     times: dict[str, list[float]] = {"api": [], "api_page": [], "page_typing": [], "page_enter": []}
-    with FakeOpenAI() as llm, \
-            Service(settings.replace(llm_model="scripted", llm_base_url=llm.base_url, keepalive=0),
-                    cwd=corpus.parent).open() as service, \
+    with Service(settings.replace(keepalive=0), cwd=corpus.parent).open() as service, \
             served(create_app(service)) as url, httpx.Client(base_url=url, timeout=60) as client, \
             tempfile.TemporaryDirectory() as profile:
         driver = chromium(Path(profile))
@@ -157,8 +159,6 @@ def main() -> None:
                         driver.get(url + "/")  # a fresh page: no earlier result on screen
                         driver.execute_script("document.getElementById('q').focus()")
                         times["page_" + how].append(driver.execute_async_script(FIRST_RESULT, q, how))
-            if args.screenshots:
-                shoot(driver, url, service, llm, args.screenshots, args.cache)
         finally:
             driver.quit()
     load1 = os.getloadavg()
@@ -170,46 +170,65 @@ def main() -> None:
     (RESULTS / "page.json").write_text(json.dumps(out, indent=1) + "\n")
     (RESULTS / "page.md").write_text(report(out, args))
     print((RESULTS / "page.md").read_text())
+    if args.screenshots:
+        shoot(args.screenshots, args.cache)
 
 
-def shoot(driver, url: str, service, llm, folder: Path, cache: Path) -> None:
-    """The README's screenshots: search, ask (the scripted LLM) and status (a running job)."""
-    from tests.support.fake_openai import Reply
+def shoot(folder: Path, cache: Path) -> None:
+    """The README's screenshots, on a real index: this repository's src/ embedded by the bundled
+    model (kept in the cache); search, ask answered by the scripted LLM, status with a job."""
+    from tests.support.browser import chromium, served
+    from tests.support.fake_openai import FakeOpenAI, Reply
 
     folder.mkdir(parents=True, exist_ok=True)
-    query = "how does json decode a string with escapes"
-    driver.get(url + "/?q=" + query.replace(" ", "+"))
-    wait(driver, "#hits > li.hit")
-    driver.save_screenshot(str(folder / "page-search.png"))
-    hits = httpx.get(url + "/search", params={"q": query}).json()["hits"]
-    first = hits[0]
-    llm.responder = lambda body: Reply(
-        f"`{first['symbol'] or first['path']}` in `{first['path']}` does this [1]; "
-        "the hits after it show the helpers it calls [2, 3].", chunks=12, piece_delay=0.05)
-    driver.get(url + "/?view=ask")
-    driver.find_element("id", "question").send_keys(query)
-    driver.find_element("id", "ask-button").click()
-    wait(driver, "#ask-sources > li")
-    driver.save_screenshot(str(folder / "page-ask.png"))
-    extra = cache / "shot-chunker"  # under the server's working directory: an allowed root
+    data, corpus = cache / "shots-data", cache / "shots" / "codeseam"
+    settings = settings_for(data)
+    if not corpus.exists():
+        shutil.copytree(ROOT / "src" / "codeseam", corpus / "src" / "codeseam",
+                        ignore=shutil.ignore_patterns("__pycache__", "web"))
+        subprocess.run(["git", "init", "-q", str(corpus)], check=True)
+    extra = cache / "shots" / "tests-support"  # indexed from the status view while shooting
     shutil.rmtree(extra, ignore_errors=True)
-    shutil.copytree(ROOT / "src" / "codeseam" / "chunk", extra, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "tests" / "support", extra, ignore=shutil.ignore_patterns("__pycache__"))
     subprocess.run(["git", "init", "-q", str(extra)], check=True)
-    driver.get(url + "/?view=status")
-    wait(driver, "#repos tbody tr")
-    driver.find_element("id", "index-path").send_keys(str(extra))
-    driver.find_element("id", "index-repo-id").send_keys("chunker")
-    driver.find_element("css selector", "#index-form button").click()
-    deadline = time.monotonic() + 120
-    while not driver.execute_script("const j = document.querySelector('#jobs .job.running progress');"
-                                    "return j && j.value > 0"):
-        assert time.monotonic() < deadline, "the job did not show progress"
-        time.sleep(0.2)
-    driver.save_screenshot(str(folder / "page-status.png"))
-    for job in service.jobs():
-        service.wait(job.id, 600)
-    service.remove("chunker")  # the cached index stays as it was built
-    shutil.rmtree(extra, ignore_errors=True)
+    query = "where are secrets redacted before they are stored"
+    with FakeOpenAI() as llm, Service(settings.replace(llm_model="scripted", llm_base_url=llm.base_url),
+                                      cwd=corpus.parent).open() as service, \
+            served(create_app(service)) as url, tempfile.TemporaryDirectory() as profile:
+        if "codeseam" not in service.repo_roots():
+            service.wait(service.start_index(str(corpus), "codeseam").id, 3600)
+        with contextlib.suppress(Exception):
+            service.remove("tests-support")
+        driver = chromium(Path(profile), width=1280, height=860)
+        try:
+            driver.get(url + "/?q=" + query.replace(" ", "+") + "&path=src%2F**")
+            wait(driver, "#hits > li.hit")
+            driver.save_screenshot(str(folder / "page-search.png"))
+            hits = httpx.get(url + "/search", params={"q": query}).json()["hits"]
+            a, b = hits[0], hits[1]
+            llm.responder = lambda body: Reply(
+                f"Secrets are redacted in `{a['symbol'] or a['path']}` ({a['path']}), before chunking, so "
+                f"the stored text never holds them [1]. `{b['symbol'] or b['path']}` is part of the same "
+                "path [2].", chunks=16, piece_delay=0.05)
+            driver.get(url + "/?view=ask")
+            driver.find_element("id", "question").send_keys(query)
+            driver.find_element("id", "ask-button").click()
+            wait(driver, "#ask-sources > li")
+            driver.save_screenshot(str(folder / "page-ask.png"))
+            driver.get(url + "/?view=status")
+            wait(driver, "#repos tbody tr")
+            driver.find_element("id", "index-path").send_keys(str(extra))
+            driver.find_element("css selector", "#index-form button").click()
+            deadline = time.monotonic() + 300
+            while not driver.execute_script("const j = document.querySelector('#jobs .job.running progress');"
+                                            "return j && j.value > 0"):
+                assert time.monotonic() < deadline, "the job did not show progress"
+                time.sleep(0.2)
+            driver.save_screenshot(str(folder / "page-status.png"))
+            for job in service.jobs():
+                service.wait(job.id, 600)
+        finally:
+            driver.quit()
 
 
 def wait(driver, css: str, timeout: float = 60) -> None:

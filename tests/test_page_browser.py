@@ -339,7 +339,7 @@ def test_role_filter_follows_the_api(site):
 # -- ask --------------------------------------------------------------------------------------
 
 def test_ask_streams_the_answer_and_links_citations_to_their_hits(site):
-    answer = ("The delay doubles with each attempt and is capped [1].\n\n"
+    answer = ("The delay doubles with each attempt and is capped [1] (see `compute_retry_delay`).\n\n"
               "Callers retry through the same helper [1, 9].\n\nThis paragraph cites nothing.")
     site["llm"].responder = lambda body: Reply(answer, chunks=8, piece_delay=0.15)
     d = open_page(site, "/?view=ask")
@@ -359,6 +359,7 @@ def test_ask_streams_the_answer_and_links_citations_to_their_hits(site):
     warnings = d.find_element("id", "ask-warnings").text
     assert "removed citation [9]" in warnings and "cite no source" in warnings
     assert d.find_element("css selector", "#answer .uncited").text == "(uncited)"
+    assert d.find_element("css selector", "#answer p code").text == "compute_retry_delay"  # inline code, as text
     links[0].click()
     assert urlparse(d.current_url).fragment == "source-1"
 

@@ -44,7 +44,7 @@ def mcp_cmd() -> None:
               help="The CLI's keep-alive server: a private unix socket instead of --host/--port.")
 def serve_cmd(host: str, port: int, allow_remote: bool, token: str | None, idle_exit: float | None,
               keepalive: bool) -> None:
-    """Serve the index over HTTP (FastAPI; OpenAPI docs at /docs).
+    """Serve the index over HTTP (FastAPI; OpenAPI docs at /docs) and the search page at /.
 
     While it runs, `codeseam search/status/ask/index/remove/inspect` in another
     shell go through it (it records its URL next to the index). `codeseam stop`
@@ -80,8 +80,9 @@ def serve_cmd(host: str, port: int, allow_remote: bool, token: str | None, idle_
         sock = bind(host, port)
         url = local_url(host, sock.getsockname()[1])
         write_server_file(settings, "http", url=url, token_required=bool(settings.server_token))
-        click.echo(f"codeseam: serving {settings.resolved_milvus_uri} at {url} (docs {url}/docs"
-                   f"{'; bearer token required' if settings.server_token else ''}); Ctrl-C stops", err=True)
+        click.echo(f"codeseam: serving {settings.resolved_milvus_uri} at {url} (the search page at {url}/, "
+                   f"API docs {url}/docs{'; bearer token required' if settings.server_token else ''}); "
+                   "Ctrl-C stops", err=True)
         app = create_app(service, token=settings.server_token or None, loopback_only=is_loopback(host))
         if serve(app, sock, idle_exit=idle_exit, busy=lambda: service.running_job() is not None):
             click.echo(idle_note(idle_exit), err=True)

@@ -103,11 +103,13 @@ function renderAnswer(final, hitsData) {
 }
 function withCitations(text, cited) {
   const p = el("p");
-  const pattern = /\[(\d+(?:\s*,\s*\d+)*)\]|\(uncited\)/g;
+  const pattern = /\[(\d+(?:\s*,\s*\d+)*)\]|\(uncited\)|`([^`\n]+)`/g;
   let last = 0, m;
   while ((m = pattern.exec(text))) {
     p.append(document.createTextNode(text.slice(last, m.index)));
-    if (m[1] === undefined) {
+    if (m[2] !== undefined) {
+      p.append(el("code", { text: m[2] }));
+    } else if (m[1] === undefined) {
       p.append(el("span", { class: "uncited", title: "this paragraph cites no source", text: m[0] }));
     } else {
       p.append("[");

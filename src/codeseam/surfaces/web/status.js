@@ -44,7 +44,7 @@ function renderJob(j) {
   const li = el("li", { class: "job " + j.state, id: "job-" + j.id, "data-state": j.state },
     el("span", { class: "state", text: j.state }), " ", el("span", { text: `${j.repo_id} (${j.id})` }),
     j.state === "running" ? bar : null,
-    el("span", { class: "phase", text: j.state === "running" ? `${j.phase}: ${parts.join(", ")}` : "" }));
+    el("span", { class: "phase", text: j.state === "running" ? `${parts.join(", ")} (${j.phase})` : "" }));
   if (j.state === "running") {
     const stop = el("button", { type: "button", class: "cancel" }, "Stop");
     stop.addEventListener("click", () => apiJson("/jobs/" + encodeURIComponent(j.id), { method: "DELETE" }).then(loadStatus, loadStatus));
