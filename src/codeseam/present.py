@@ -55,11 +55,20 @@ def text_lines(shown: str) -> list[str]:
 
 def highlight_lines(text: str, language: str, path: str = "") -> list[list[Token]]:
     """The lines of ``text`` as ``(css class, text)`` tokens (class "" for plain text)."""
+    return [list(line) for line in _highlight(text, language, _basename(path))]
+
+
+@functools.lru_cache(maxsize=4096)  # searches while typing return the same hits again and again
+def _highlight(text: str, language: str, filename: str) -> tuple[tuple[Token, ...], ...]:
+    return tuple(tuple(line) for line in _highlight_now(text, language, filename))
+
+
+def _highlight_now(text: str, language: str, filename: str) -> list[list[Token]]:
     shown = display_text(text)
     plain = [[("", line)] if line else [] for line in text_lines(shown)]
     if len(shown) > MAX_HIGHLIGHT_CHARS:
         return plain
-    lexer = _lexer(language or "", _basename(path))
+    lexer = _lexer(language or "", filename)
     if lexer is None:
         return plain
     lines: list[list[Token]] = [[]]

@@ -139,7 +139,8 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = MA
                                                           "to each returned hit")) -> dict[str, Any]:
         result = service.search(q, repo=repo, path_glob=path, language=lang, k=k, mode=mode, role=role)
         body = {**search_json(result), "best_similarity": result.best_similarity}
-        return page_of(body, offset, limit, service if highlight else None)
+        # plain JSON types: json.dumps as is (FastAPI's encoder walks every highlighted token)
+        return JSONResponse(page_of(body, offset, limit, service if highlight else None))
 
     @app.post("/index", status_code=202)
     def index(body: IndexRequest) -> dict[str, Any]:

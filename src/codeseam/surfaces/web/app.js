@@ -80,6 +80,7 @@ async function start() {
   await Promise.all([loadStatus(), detectRoleFilter()]);
   syncInputs();
   if (state.q) runSearch();
+  app.ready = true; // status and the API's filters are loaded (tests and the benchmark wait for it)
 }
 
 readToken();
