@@ -34,7 +34,7 @@ BLOCKED_SCHEMES = frozenset({"javascript", "data", "vbscript", "blob", "about", 
 MAX_HIGHLIGHT_CHARS = 20_000  # longer hits are shown plain (a lexer's cost grows with the text)
 # codeseam's language labels (tree-sitter grammar names) that Pygments spells otherwise.
 LEXER_ALIASES = {"c_sharp": "csharp", "commonlisp": "common-lisp", "embedded_template": "erb",
-                 "gitcommit": "text", "svelte": "html", "tsq": "scheme", "fish": "fish"}
+                 "gitcommit": "text", "svelte": "html", "tsq": "scheme"}
 
 Token = tuple[str, str]
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):")
@@ -48,7 +48,7 @@ def display_text(text: str) -> str:
 
 
 def text_lines(shown: str) -> list[str]:
-    """The lines of a hit's text (its last line's ``\n`` ends that line, it starts none)."""
+    """The lines of a hit's text (its last line's ``\\n`` ends that line, it starts none)."""
     lines = shown.split("\n")
     return lines[:-1] if shown.endswith("\n") else lines
 
