@@ -358,7 +358,7 @@ def test_one_job_at_a_time_and_queries_keep_working(site):
 
 def test_bearer_token_is_required_on_every_request(site):
     url = site["locked"]
-    for path in ("/search?q=retry", "/status", "/openapi.json", "/docs", "/health"):
+    for path in ("/search?q=retry", "/status", "/openapi.json", "/health", "/jobs/j1", "/repos/proj"):
         assert_error(httpx.get(url + path), 401, "AuthError", "bearer token")
         assert_error(httpx.get(url + path, headers={"Authorization": "Bearer wrong"}), 401, "AuthError")
         assert_error(httpx.get(url + path, headers={"Authorization": TOKEN}), 401, "AuthError")
@@ -368,6 +368,13 @@ def test_bearer_token_is_required_on_every_request(site):
     # the unauthenticated body is refused before it is read
     res = httpx.post(url + "/index", content=b"x" * 100_000)
     assert res.status_code == 401
+    # the page's shell holds no indexed data: it is served without the token, and asks for it
+    for path in ("/", "/docs", "/assets/app.js", "/assets/search.js", "/assets/page.css", "/assets/highlight.css"):
+        res = httpx.get(url + path)
+        assert res.status_code == 200, path
+        assert "retry" not in res.text and "proj" not in res.text, path
+    assert_error(httpx.post(url + "/"), 401, "AuthError")  # only GET is public
+    assert_error(httpx.get(url + "/assets/../status"), 401, "AuthError")
 
 
 def test_loopback_server_refuses_foreign_host_names(site):
@@ -387,9 +394,10 @@ def test_openapi_document_and_docs(site):
     assert {"/search", "/index", "/status", "/ask", "/repos/{repo_id}", "/jobs/{job_id}"} <= set(doc["paths"])
     assert set(doc["paths"]["/repos/{repo_id}"]) == {"get", "delete"}
     params = {p["name"] for p in doc["paths"]["/search"]["get"]["parameters"]}
-    assert params == {"q", "repo", "path", "lang", "role", "k", "mode"}
-    docs = c.get("/docs")
-    assert docs.status_code == 200 and "swagger" in docs.text.lower()
+    assert params == {"q", "repo", "path", "lang", "role", "k", "mode", "offset", "limit", "highlight"}
+    docs = c.get("/docs")  # offline: a page of ours that reads /openapi.json, no CDN
+    assert docs.status_code == 200 and "/openapi.json" in docs.text
+    assert "swagger" not in docs.text.lower() and "//cdn" not in docs.text and "https://" not in docs.text
 
 
 @pytest.mark.parametrize("args,needle", [

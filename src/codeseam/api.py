@@ -41,6 +41,8 @@ class RepoStatus:
     chunks: int
     last_sync: float | None
     state: str
+    languages: tuple[tuple[str, int], ...] = ()  # (language label, files), most files first
+    roles: tuple[str, ...] = ()  # the file roles that have chunks, in ROLES order
 
 
 @dataclass(frozen=True)
@@ -203,11 +205,21 @@ class Index:
             return self.store.remove_repo(repo)
 
     def status(self) -> Status:
+        from collections import Counter
+
+        from .chunk.languages import language_label
+
         records = self.store.repo_records()
         stats = self.store.stats()
+
+        def languages(repo: str) -> tuple[tuple[str, int], ...]:
+            counts = Counter(language_label(p) for p in self.store.file_entries(repo))
+            return tuple(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
         repos = tuple(
             RepoStatus(r, rec.get("root", ""), stats.get(r, {}).get("files", 0),
-                       stats.get(r, {}).get("chunks", 0), rec.get("last_sync"), rec.get("state", "?"))
+                       stats.get(r, {}).get("chunks", 0), rec.get("last_sync"), rec.get("state", "?"),
+                       languages(r), tuple(self.store.present_roles([r])))
             for r, rec in sorted(records.items())
         )
         m = self.meta

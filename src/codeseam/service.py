@@ -330,6 +330,10 @@ class Service:
     def status(self) -> "Status":
         return self.session().status()
 
+    def repo_roots(self) -> dict[str, str]:
+        """repo id -> the folder it was indexed from (the page's editor links)."""
+        return {r: rec.get("root", "") for r, rec in self.session().store.repo_records().items()}
+
     def inspect(self, repo: str) -> dict[str, Any]:
         return self.session().inspect(repo)
 

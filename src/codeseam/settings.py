@@ -71,6 +71,9 @@ class Settings:
     # servers
     allowed_roots: tuple[str, ...] = ()
     server_token: str = ""
+    # the page's "open in editor" link (present.py): {path} absolute, {line}, {end_line},
+    # {relpath}, {root}, {repo}; empty = no link
+    editor_url: str = "vscode://file{path}:{line}"
     # the CLI's keep-alive owner of a Milvus Lite index (owner/keepalive.py): seconds of idle
     # time before the background server it starts exits; 0 = off (the CLI opens the file itself)
     keepalive: float = 600.0
@@ -146,6 +149,9 @@ def _validate(s: Settings) -> Settings:
             "embedding_backend must be bundled, sentence-transformers, openai or fake",
         ),
     ]
+    from .present import check_editor_pattern
+
+    checks.append((check_editor_pattern(s.editor_url) is None, check_editor_pattern(s.editor_url) or ""))
     for ok, msg in checks:
         if not ok:
             raise ConfigError(f"invalid settings: {msg}")

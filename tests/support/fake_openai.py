@@ -9,8 +9,9 @@ against this server on 127.0.0.1. It implements:
   server-sent events in several ``delta`` pieces, ending with ``data: [DONE]``.
   More behaviours: ``error`` (the message of a non-200 reply), ``headers`` (extra response
   headers, e.g. ``Retry-After``), ``drop`` (close the connection without answering),
-  ``cut_after`` (stream that many pieces, then close without finishing) and ``raw_stream``
-  (a raw ``text/event-stream`` body, for malformed events).
+  ``cut_after`` (stream that many pieces, then close without finishing), ``piece_delay`` (a
+  pause after each streamed piece) and ``raw_stream`` (a raw ``text/event-stream`` body, for
+  malformed events).
   When the queue is empty, ``responder`` (a function of the request body returning a
   ``Reply`` or a string) answers if set, else ``default`` (or a 500 when there is none).
 - ``POST /v1/embeddings``: deterministic vectors derived from the input text (a hashed
@@ -47,6 +48,7 @@ class Reply:
     drop: bool = False  # close the connection without sending any response
     cut_after: int | None = None  # streamed: close after this many pieces, no finish, no [DONE]
     raw_stream: str | None = None  # streamed: send this raw text/event-stream body instead
+    piece_delay: float = 0.0  # streamed: seconds to wait after each piece (a client sees it arrive)
 
 
 @dataclass
@@ -197,6 +199,8 @@ class FakeOpenAI:
                              "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
                     self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
                     self.wfile.flush()
+                    if reply.piece_delay:
+                        time.sleep(reply.piece_delay)
                 end = {"id": "chatcmpl-fake", "object": "chat.completion.chunk",
                        "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
                 self.wfile.write(f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n".encode())

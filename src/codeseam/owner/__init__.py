@@ -33,10 +33,10 @@ through a running server imports no model, Milvus or web-framework library.
 from __future__ import annotations
 
 from .client import RemoteIndex, RemoteService, ServerGone, error_from
-from .route import call, mcp_busy_error
+from .route import call, mcp_busy_error, page_address
 from .serverfile import (ServerInfo, alive, live_server, lock_holder, read_server_file, remove_server_file,
                          server_file, server_status, write_server_file)
 
 __all__ = ["RemoteIndex", "RemoteService", "ServerGone", "ServerInfo", "alive", "call", "error_from",
-           "live_server", "lock_holder", "mcp_busy_error", "read_server_file", "remove_server_file",
+           "live_server", "lock_holder", "mcp_busy_error", "page_address", "read_server_file", "remove_server_file",
            "server_file", "server_status", "write_server_file"]

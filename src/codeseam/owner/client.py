@@ -317,7 +317,8 @@ def status_record(data: dict[str, Any]):
         return calendar.timegm(time.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ")) if stamp else None
 
     repos = tuple(RepoStatus(r["repo"], r["root"], r["files"], r["chunks"], when(r.get("last_sync")),
-                             r["state"]) for r in data.get("repos", ()))
+                             r["state"], tuple((r.get("languages") or {}).items()), tuple(r.get("roles") or ()))
+                  for r in data.get("repos", ()))
     return Status(data["uri"], data["collection"], data.get("embedder", ""), data.get("dim", 0),
                   data.get("chunker", ""), data.get("schema_version", 0), repos)
 

@@ -65,3 +65,47 @@ def mcp_busy_error(settings: Settings, info: ServerInfo) -> IndexBusyError:
         f"client session (or `kill {info.pid}`) and retry; to share the index between agents and the "
         "command line, run `codeseam serve` first: `codeseam mcp` and the CLI then both go through it",
     )
+
+
+def page_address(settings: Settings, port: int = 0) -> tuple[str, str]:
+    """``(url, fragment)``: where a browser reaches the page of the server that holds the index,
+    and the URL fragment that hands the page its token (``""`` when none is needed or known).
+
+    A `codeseam serve` serves its own page (with ``RAG_SERVER_TOKEN`` set here, the fragment
+    carries it). Otherwise the keep-alive server (started when none runs) is asked to serve
+    its page on a loopback port (``POST /page`` on its unix socket), behind a fresh token."""
+    from urllib.parse import quote
+
+    import httpx
+
+    from ..errors import ConfigError
+    from .client import error_from
+    from .serverfile import http_client
+
+    info = live_server(settings)
+    if info is not None and info.keepalive:
+        info = keepalive.fit(settings, info, "status", {})
+    if info is not None and info.kind != "http":
+        raise mcp_busy_error(settings, info)
+    if info is not None and not info.keepalive:
+        token = settings.server_token if info.token_required else ""
+        return info.url, f"#token={quote(token, safe='')}" if token else ""
+    if info is None:
+        if not keepalive.enabled(settings):
+            why = "the index is a Milvus server" if not settings.is_lite else "RAG_KEEPALIVE=0"
+            raise ConfigError(f"no server holds the index and there is no keep-alive server ({why})",
+                              hint="start `codeseam serve` and open the URL it prints")
+        info, why = keepalive.ensure(settings)
+        if info is None:
+            raise ConfigError(f"the keep-alive server did not start: {why}",
+                              hint="start `codeseam serve` and open the URL it prints")
+    try:
+        with http_client(info, timeout=30.0) as client:
+            response = client.post("/page", json={"port": port})
+    except (OSError, httpx.HTTPError) as exc:
+        raise ConfigError(f"cannot reach the keep-alive server (pid {info.pid}): {exc}",
+                          hint="run `codeseam open` again") from None
+    data = response.json() if response.headers.get("content-type", "").startswith("application/json") else {}
+    if response.status_code != 200:
+        raise error_from(response.status_code, data)
+    return data["url"], "#token=" + quote(data["token"], safe="")

@@ -30,7 +30,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "ask": ("cli_ask", "ask_cmd", "Answer a question with checked citations (needs an LLM)."),
     "eval": ("cli_eval", "eval_cmd", "Measure retrieval on a golden set, variants side by side."),
     "mcp": ("cli_serve", "mcp_cmd", "Serve the index to agents over MCP (stdio)."),
-    "serve": ("cli_serve", "serve_cmd", "Serve the index over HTTP (FastAPI)."),
+    "serve": ("cli_serve", "serve_cmd", "Serve the index over HTTP, with a search page at /."),
+    "open": ("cli_serve", "open_cmd", "Open the search page in a browser (prints its URL)."),
     "stop": ("cli_serve", "stop_cmd", "Stop the server that holds the index (e.g. the keep-alive one)."),
 }
 

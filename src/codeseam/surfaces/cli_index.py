@@ -118,7 +118,8 @@ def status_json(st) -> dict[str, Any]:
         "chunker": st.chunker, "schema_version": st.schema_version,
         "repos": [
             {"repo": r.repo_id, "root": r.root, "files": r.files, "chunks": r.chunks, "state": r.state,
-             "last_sync": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(r.last_sync)) if r.last_sync else None}
+             "last_sync": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(r.last_sync)) if r.last_sync else None,
+             "languages": dict(r.languages), "roles": list(r.roles)}
             for r in st.repos
         ],
     }

@@ -44,7 +44,7 @@ def mcp_cmd() -> None:
               help="The CLI's keep-alive server: a private unix socket instead of --host/--port.")
 def serve_cmd(host: str, port: int, allow_remote: bool, token: str | None, idle_exit: float | None,
               keepalive: bool) -> None:
-    """Serve the index over HTTP (FastAPI; OpenAPI docs at /docs).
+    """Serve the index over HTTP (FastAPI; OpenAPI docs at /docs) and the search page at /.
 
     While it runs, `codeseam search/status/ask/index/remove/inspect` in another
     shell go through it (it records its URL next to the index). `codeseam stop`
@@ -80,8 +80,9 @@ def serve_cmd(host: str, port: int, allow_remote: bool, token: str | None, idle_
         sock = bind(host, port)
         url = local_url(host, sock.getsockname()[1])
         write_server_file(settings, "http", url=url, token_required=bool(settings.server_token))
-        click.echo(f"codeseam: serving {settings.resolved_milvus_uri} at {url} (docs {url}/docs"
-                   f"{'; bearer token required' if settings.server_token else ''}); Ctrl-C stops", err=True)
+        click.echo(f"codeseam: serving {settings.resolved_milvus_uri} at {url} (the search page at {url}/, "
+                   f"API docs {url}/docs{'; bearer token required' if settings.server_token else ''}); "
+                   "Ctrl-C stops", err=True)
         app = create_app(service, token=settings.server_token or None, loopback_only=is_loopback(host))
         if serve(app, sock, idle_exit=idle_exit, busy=lambda: service.running_job() is not None):
             click.echo(idle_note(idle_exit), err=True)
@@ -115,7 +116,7 @@ def serve_keepalive(settings, idle_exit: float) -> None:
                           log=str(ka.log_path(settings)), fingerprint=ka.fingerprint(settings))
         click.echo(f"codeseam: keep-alive server (pid {os.getpid()}) serving {settings.resolved_milvus_uri} "
                    f"on unix:{path}; exits after {idle_exit:g} s idle", err=True)
-        app = create_app(service, token=None, loopback_only=True)
+        app = create_app(service, token=None, loopback_only=True, page_server=True)  # `codeseam open`
         if serve(app, sock, idle_exit=idle_exit, busy=lambda: service.running_job() is not None):
             click.echo(idle_note(idle_exit), err=True)
     finally:
@@ -138,6 +139,35 @@ def _warm_up(service) -> None:
         import logging
 
         logging.getLogger(__name__).info("warm-up failed: %s", exc)
+
+
+@click.command("open")
+@click.argument("query", required=False)
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="Loopback port for the keep-alive server's page (0 picks a free one).")
+@click.option("--no-browser", is_flag=True, help="Only print the page's URL.")
+def open_cmd(query: str | None, port: int, no_browser: bool) -> None:
+    """Open the search page in a browser (and print its URL).
+
+    \b
+    The page of the server that holds the index: a running `codeseam serve`, or
+    the CLI's keep-alive server (started if needed), which then also listens on
+    127.0.0.1:PORT behind a fresh token that the printed URL carries (after #,
+    so it is never sent to the server or kept in its logs). With QUERY the page
+    opens on its results.
+    """
+    from urllib.parse import urlencode
+
+    from ..owner import page_address
+
+    url, note = page_address(settings_from(), port)
+    url = url.rstrip("/") + "/" + (f"?{urlencode({'q': query})}" if query else "") + note
+    click.echo(url)
+    if not no_browser:
+        import webbrowser
+
+        if not webbrowser.open(url):
+            click.echo("codeseam: no browser found here: open the URL above in one", err=True)
 
 
 @click.command("stop")

@@ -3,6 +3,7 @@
 Endpoints (OpenAPI at ``/openapi.json``, interactive docs at ``/docs``)::
 
     GET    /search?q=&repo=&path=&lang=&role=&k=&mode=   hits, as `codeseam search --json`
+           (&offset=&limit=: a page of those k hits; &highlight=true: + lines, editor_url)
     POST   /index   {"path", "repo_id"?}           202 + the background job
     GET    /jobs/{id}                              one job's progress or result
     DELETE /jobs/{id}                              stop a running job (at its next file)
@@ -11,14 +12,16 @@ Endpoints (OpenAPI at ``/openapi.json``, interactive docs at ``/docs``)::
     GET    /repos/{id}                             every row of a repo (as `inspect --json`)
     DELETE /repos/{id}                             remove a repo
     GET    /health                                 liveness (+ pid, the running job's id)
+    GET    /  /docs  /assets/*                     the page for people (http_page.py)
 
 Errors are JSON ``{"error", "hint", "type"}``, never a traceback: NotIndexedError 404,
 UnsafePathError 403, IndexBusyError and IndexMismatchError 409, ConfigError and invalid
 parameters 422, a body over ``MAX_BODY_BYTES`` 413, LLMUnavailableError 503, LLMResponseError
 502, a missing or wrong bearer token 401, a non-loopback ``Host`` on a loopback server 421
 (DNS rebinding). With a token, every request (docs included) needs ``Authorization: Bearer
-<token>``. The /docs page loads Swagger UI from a CDN in the browser (FastAPI's default);
-/openapi.json is served from here.
+<token>``, except the page's shell (``/``, ``/docs``, ``/assets/*``: no indexed data), whose
+script asks for the token. ``/docs`` lists the endpoints from ``/openapi.json`` with a script
+served from here (Swagger UI would load from a CDN: blank offline).
 
 With ``"stream": true``, ``/ask`` answers ``application/x-ndjson``: a ``{"delta"}`` line per
 piece of the model's reply as it arrives, then the checked answer (the non-streamed body plus
@@ -51,7 +54,8 @@ from .. import __version__, errors
 from ..records import Answer
 from ..safety import MAX_BODY_BYTES, MAX_K, MAX_QUERY_CHARS
 from ..service import Service, UnknownJobError, answer_json
-from .http_guard import Activity, ActivityMiddleware, BearerAuth, BodyLimit, LoopbackHost, error_body
+from .http_guard import (Activity, ActivityMiddleware, BearerAuth, BodyLimit, LoopbackHost, SecurityHeaders,
+                         error_body)
 
 log = logging.getLogger(__name__)
 
@@ -86,23 +90,35 @@ class AskRequest(BaseModel):
 
 
 def create_app(service: Service, *, token: str | None = None, max_body: int = MAX_BODY_BYTES,
-               loopback_only: bool = True) -> FastAPI:
+               loopback_only: bool = True, activity: Activity | None = None,
+               page_server: bool = False) -> FastAPI:
     """The app over ``service``. The caller owns the service (opens and closes it).
 
     ``loopback_only`` (a server bound to loopback) refuses requests whose ``Host`` is not a
-    loopback name, so a web page cannot reach the server through DNS rebinding."""
+    loopback name, so a web page cannot reach the server through DNS rebinding. ``activity``
+    shares the idle clock with another app over the same service; ``page_server`` (the
+    keep-alive server) adds ``POST /page``, which serves the page on a loopback port."""
+    from . import http_page
     from .cli_index import search_json, status_json
 
-    app = FastAPI(title="codeseam", version=__version__,
+    app = FastAPI(title="codeseam", version=__version__, docs_url=None, redoc_url=None,
                   description="Local code search with citations to exact lines.")
-    app.state.activity = Activity()
+    app.state.activity = activity or Activity()
+    app.state.closers = []
     app.add_middleware(BodyLimit, max_bytes=max_body)
     if token:
-        app.add_middleware(BearerAuth, token=token)
+        app.add_middleware(BearerAuth, token=token, public=http_page.is_public)
     if loopback_only:
         app.add_middleware(LoopbackHost)
+    app.add_middleware(SecurityHeaders)
     app.add_middleware(ActivityMiddleware, activity=app.state.activity)  # outermost: every request counts
     _handlers(app)
+    listener = None
+    if page_server:
+        listener = http_page.PageListener(lambda tok: create_app(service, token=tok, max_body=max_body,
+                                                                 activity=app.state.activity))
+        app.state.closers.append(listener.close)
+    http_page.mount(app, page_listener=listener)
 
     @app.get("/health")
     def health() -> dict[str, Any]:
@@ -116,9 +132,15 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = MA
                lang: str | None = Query(None, max_length=50), k: int | None = Query(None, ge=1, le=MAX_K),
                mode: Literal["hybrid", "dense", "bm25"] = "hybrid",
                role: str | None = Query(None, max_length=200, description="Comma list of file roles: "
-                                        + ", ".join(ROLES))) -> dict[str, Any]:
+                                        + ", ".join(ROLES)),
+               offset: int = Query(0, ge=0, le=MAX_K, description="Skip this many of the k hits (paging)"),
+               limit: int | None = Query(None, ge=1, le=MAX_K, description="Return at most this many hits"),
+               highlight: bool = Query(False, description="Add `lines` (highlighted tokens) and `editor_url` "
+                                                          "to each returned hit")) -> dict[str, Any]:
         result = service.search(q, repo=repo, path_glob=path, language=lang, k=k, mode=mode, role=role)
-        return {**search_json(result), "best_similarity": result.best_similarity}
+        body = {**search_json(result), "best_similarity": result.best_similarity}
+        # plain JSON types: json.dumps as is (FastAPI's encoder walks every highlighted token)
+        return JSONResponse(page_of(body, offset, limit, service if highlight else None))
 
     @app.post("/index", status_code=202)
     def index(body: IndexRequest) -> dict[str, Any]:
@@ -135,7 +157,9 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = MA
     @app.get("/status")
     def status() -> dict[str, Any]:
         jobs = [j.to_json(compact=True) for j in service.jobs()]
-        return {"index": status_json(service.status()), "jobs": jobs, "llm": service.llm_configured}
+        roots = [{"path": str(p), "from": origin} for p, origin in service.allowed_roots().roots]
+        return {"index": status_json(service.status()), "jobs": jobs, "llm": service.llm_configured,
+                "allowed_roots": roots}
 
     @app.post("/ask", response_model=None)
     def ask(body: AskRequest = Body()) -> dict[str, Any] | StreamingResponse:
@@ -155,6 +179,19 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = MA
         return {"repo": repo_id, "removed_chunks": service.remove(repo_id)}
 
     return app
+
+
+def page_of(body: dict[str, Any], offset: int, limit: int | None, service: Service | None) -> dict[str, Any]:
+    """``offset``/``limit`` of a search body's hits (``total``: how many were found), with the
+    page's highlighting when ``service`` is given (its repo roots make the editor links)."""
+    if not offset and limit is None and service is None:
+        return body
+    hits = body["hits"][offset: None if limit is None else offset + limit]
+    if service is not None:
+        from ..present import page_hits
+
+        hits = page_hits(hits, service.repo_roots(), service.settings.editor_url)
+    return {**body, "hits": hits, "total": len(body["hits"]), "offset": offset}
 
 
 def ask_body(answer: Answer) -> dict[str, Any]:
@@ -236,6 +273,8 @@ def serve(app: FastAPI, sock: Any, *, idle_exit: float | None = None,
     try:
         server.run(sockets=[sock])
     finally:
+        for close in getattr(app.state, "closers", ()):
+            close()
         if main:
             signal.signal(signal.SIGTERM, old)
     return idled.is_set()

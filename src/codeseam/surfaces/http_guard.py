@@ -1,5 +1,6 @@
 """ASGI middleware of the HTTP API: bearer token, loopback ``Host`` (DNS rebinding), body size,
-and the request activity that ``serve(idle_exit=...)`` watches.
+security headers (the page's Content-Security-Policy), and the request activity that
+``serve(idle_exit=...)`` watches.
 
 Each refuses with the API's JSON error body (``{"error", "hint", "type"}``) before the
 request reaches FastAPI.
@@ -11,7 +12,7 @@ import json
 import secrets
 import threading
 import time
-from typing import Any
+from typing import Any, Callable
 
 from starlette.exceptions import HTTPException
 
@@ -31,13 +32,17 @@ async def _send_json(send: Any, status: int, body: dict[str, Any], headers: list
 
 
 class BearerAuth:
-    """Every request must carry ``Authorization: Bearer <token>`` (compared in constant time)."""
+    """Every request must carry ``Authorization: Bearer <token>`` (compared in constant time),
+    except a ``GET`` of the page's shell (``public``: its HTML, scripts and styles, which hold
+    no indexed data): the page then asks for the token and sends it with every API call."""
 
-    def __init__(self, app: Any, token: str) -> None:
-        self.app, self.token = app, token.encode()
+    def __init__(self, app: Any, token: str, public: Callable[[str], bool] | None = None) -> None:
+        self.app, self.token, self.public = app, token.encode(), public
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        if self.public is not None and scope.get("method") in ("GET", "HEAD") and self.public(scope.get("path", "")):
             return await self.app(scope, receive, send)
         given = dict(scope.get("headers") or ()).get(b"authorization", b"")
         scheme, _, value = given.partition(b" ")
@@ -138,3 +143,36 @@ class BodyLimit:
             return message
 
         await self.app(scope, limited, send)
+
+
+# No inline script or style, nothing from another origin: the page's assets ship in the package.
+CONTENT_SECURITY_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+                           "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+SECURITY_HEADERS = [
+    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+]
+
+
+class SecurityHeaders:
+    """Adds ``SECURITY_HEADERS`` to every response (JSON ones too: harmless, and a JSON body
+    opened in a browser then runs nothing either)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+
+        async def with_headers(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                names = {name.lower() for name, _ in message.get("headers", ())}
+                extra = [(n, v) for n, v in SECURITY_HEADERS if n not in names]
+                message = {**message, "headers": [*message.get("headers", ()), *extra]}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
