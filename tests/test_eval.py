@@ -78,11 +78,11 @@ def test_every_variant_agrees_with_its_reported_hits(result):
     for r in result.results:
         assert r.skipped is None
         for o in r.outcomes:
-            again = metrics.outcome(gold[o.id], o.results, o.weak, o.best_similarity)
+            again = metrics.outcome(gold[o.id], o.results, o.weak, o.best_similarity, o.evidence)
             assert again == o
             assert len(o.results) <= metrics.CURVE_K
             if r.variant.calibrated:
-                assert o.weak == (o.best_similarity < THRESHOLD)
+                assert o.evidence is not None and o.weak == (o.evidence < THRESHOLD)
 
 
 def test_dense_and_hybrid_find_the_symbols(result):
@@ -126,7 +126,8 @@ def test_report_files(result, settings, workdir):
     data = json.loads((workdir / "out" / "eval.json").read_text())
     q = data["variants"]["bm25-ast"]["queries"][3]
     assert q == {"id": "prose-2", "kind": "prose", "rank": 1, "whole_rank": None, "file_rank": 1,
-                 "weak": q["weak"], "best_similarity": q["best_similarity"], "hits": q["hits"]}
+                 "weak": q["weak"], "best_similarity": q["best_similarity"], "evidence": q["evidence"],
+                 "hits": q["hits"]}
     assert q["hits"][0] == "geometry.py:13-22"
     md = (workdir / "out" / "eval.md").read_text()
     assert "| bm25-ast | 0.667 | 0.667 | 0.500 | 0.500 |" in md

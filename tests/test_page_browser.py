@@ -76,7 +76,7 @@ def site(tmp_path_factory):
     with FakeOpenAI() as llm:
         env = {"RAG_CONFIG": str(tmp / "cfg.toml"), "RAG_DATA_DIR": str(tmp / "data"), "RAG_EMBEDDING_BACKEND": "fake",
                "RAG_LLM_MODEL": "fake-model", "RAG_LLM_BASE_URL": llm.base_url, "RAG_LLM_TIMEOUT": "10",
-               "RAG_WEAK_THRESHOLD": "0.2"}
+               "RAG_WEAK_THRESHOLD": "0.1"}
         service = Service(load_settings(env=env), cwd=work).open()
         bare = Service(load_settings(env={**env, "RAG_DATA_DIR": str(tmp / "bare"), "RAG_LLM_MODEL": ""}), cwd=work).open()
         for path, repo_id in ((proj, "proj"), (evil, "evil")):
@@ -99,9 +99,13 @@ def site(tmp_path_factory):
 # -- helpers ----------------------------------------------------------------------------------
 
 def wait_for(driver, condition, timeout: float = 20.0, what: str = ""):
+    """Poll ``condition`` until it holds; an element the page re-rendered in between (stale)
+    is looked up again on the next poll."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(lambda d: condition(d), message=what)
+    return WebDriverWait(driver, timeout, poll_frequency=0.05,
+                         ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: condition(d), message=what)
 
 
 def js(driver, script: str, *args):

@@ -197,11 +197,26 @@ class IndexRun:
         r.seconds = time.perf_counter() - t0
         new = {**record, "root": self.root, "state": "clean", "pipeline": fingerprint,
                "last_sync": time.time(), "embedder": self.embedder.id}
+        null = record.get("null_similarity") or {}
+        if touched or null.get("embedder") != self.embedder.id:
+            new["null_similarity"] = self._null_similarity()
         if touched or new != record:
             self.store.put_repo_record(self.repo_id, new)
         if self.verifying:
             self.store.verified.add(self.repo_id)
         self.progress("done", report=r)
+
+    def _null_similarity(self) -> dict:
+        """The repo's floor for the weak-evidence score (``evidence.measure_null``)."""
+        from .errors import NotIndexedError
+        from .evidence import measure_null
+
+        try:
+            with self.write_guard():  # reads between write batches, like a search
+                value = measure_null(self.store, self.embedder, [self.repo_id])
+        except NotIndexedError:  # nothing of the repo is stored (an empty repo)
+            value = 0.0
+        return {"embedder": self.embedder.id, "value": round(value, 6)}
 
     # -- deletes, checks -----------------------------------------------------------------
     def _delete(self, paths: Sequence[str]) -> None:

@@ -110,6 +110,7 @@ class SearchResult:
     weak: bool  # best dense similarity below the calibrated threshold
     hits: tuple[Hit, ...]
     best_similarity: float | None = None
+    evidence: float | None = None  # the score the weak flag is decided on (evidence.py)
 
 
 @dataclass(frozen=True, slots=True)

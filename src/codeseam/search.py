@@ -159,14 +159,15 @@ def strip_noise(query: str, extra: Iterable[str] = ()) -> str:
     return " ".join(words) if words else query
 
 
-def is_weak(best_similarity: float | None, threshold: float) -> bool:
-    return best_similarity is None or best_similarity < threshold
+def is_weak(score: float | None, threshold: float) -> bool:
+    """Weak when there is no score (no dense hit) or it is below the threshold."""
+    return score is None or score < threshold
 
 
 # -- retrieval over a store ------------------------------------------------------------------
 
-# Calibrated weak-evidence thresholds (best dense cosine below it = weak), per embedder id.
-# Measured by `codeseam eval` on the golden sets; see bench/results/eval.md.
+# The earlier weak-evidence signal, kept as the ``weak_signal="similarity"`` arm: thresholds
+# on the best dense cosine alone, per embedder id (bench/results/eval.md).
 #
 # bundled:all-MiniLM-L6-v2: `python bench/bench_eval.py` (stdlib-dev, hybrid-ast, chunker
 # ast-2): the balanced-accuracy threshold over 68 positives vs 12 negatives is 0.4708, the
@@ -174,16 +175,23 @@ def is_weak(best_similarity: float | None, threshold: float) -> bool:
 # abstain 0.833 on negatives, false-weak 0.096 on English positives, 0.294 on all positives
 # (the English-only model puts 15 of 16 Turkish/German queries below it). Sensitivity in
 # bench/results/eval.md (0.46: abstain 0.75; 0.50: false-weak 0.37).
-WEAK_THRESHOLDS: dict[str, float] = {
+SIMILARITY_THRESHOLDS: dict[str, float] = {
     "bundled:all-MiniLM-L6-v2": 0.47,
 }
+# Calibrated thresholds on the evidence score (``evidence.py``), per embedder id: see
+# bench/results/eval-repos.md ("Weak evidence"), measured on both dev sets.
+WEAK_THRESHOLDS: dict[str, float] = {
+    "bundled:all-MiniLM-L6-v2": 0.27,
+}
+# An embedder nobody calibrated flags nothing weak (but a search with no dense hit).
+UNCALIBRATED_THRESHOLD = float("-inf")
 DEFAULT_WEAK_THRESHOLD = 0.0
 
 
 def weak_threshold(settings, embedder_id: str) -> float:
     if settings.weak_threshold >= 0:
         return settings.weak_threshold
-    return WEAK_THRESHOLDS.get(embedder_id, DEFAULT_WEAK_THRESHOLD)
+    return WEAK_THRESHOLDS.get(embedder_id, UNCALIBRATED_THRESHOLD)
 
 
 # Dense weight for fusion when the result is weak: the dense model found nothing close to the
@@ -216,7 +224,9 @@ class RetrieveOptions:
     (``rank.apply_file_evidence``; 0: off). ``name_weight``: weight of the name-match bonus
     (``rank.apply_name_match``; 0: off). ``def_weight``: weight of the definition-evidence
     list (pieces of one definition ranked together; 0: off). ``kind_prior``: module-level
-    and class-header chunks weigh less (``rank.KIND_WEIGHTS``).
+    and class-header chunks weigh less (``rank.KIND_WEIGHTS``). ``weak_signal``: what the
+    weak flag is decided on: ``evidence`` (``evidence.py``: closeness above the corpus's
+    floor and the rarest query word) or ``similarity`` (the best dense similarity alone).
     """
 
     depth: int | None = None
@@ -234,6 +244,7 @@ class RetrieveOptions:
     name_weight: float = 0.0
     def_weight: float = 0.0
     kind_prior: bool = False
+    weak_signal: str = "evidence"
 
 
 DEFAULT_OPTIONS = RetrieveOptions()
@@ -261,8 +272,14 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
         dense = store.dense_search(qvec, depth, filters)
         sparse = store.bm25_search(text, depth, filters) if mode != "dense" else []
     best = max((c.score for c in dense), default=None)
-    threshold = weak_threshold(settings, embedder.id)
-    weak = is_weak(best, threshold)
+    if options.weak_signal == "similarity":
+        score = best
+        threshold = SIMILARITY_THRESHOLDS.get(embedder.id, DEFAULT_WEAK_THRESHOLD) \
+            if settings.weak_threshold < 0 else settings.weak_threshold
+    else:
+        score = _evidence(store, embedder, query, filters, best, lock)
+        threshold = weak_threshold(settings, embedder.id)
+    weak = is_weak(score, threshold)
     if weak and options.weak_dense_weight is not None:
         settings = settings.replace(dense_weight=options.weak_dense_weight)
     ranked = [(as_piece(c), s) for c, s in _rank(dense, sparse, mode, settings)]
@@ -281,7 +298,23 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
         Hit(c.repo, c.path, c.symbol, c.kind, c.language, c.start_line, c.end_line, float(s), c.text, c.role)
         for c, s in kept
     )
-    return SearchResult(query=query, weak=weak, hits=hits, best_similarity=best)
+    return SearchResult(query=query, weak=weak, hits=hits, best_similarity=best, evidence=score)
+
+
+def _evidence(store, embedder, query: str, filters, best: float | None, lock) -> float | None:
+    """The weak-evidence score (``evidence.py``) of a query over the repos in scope."""
+    import contextlib
+
+    from . import evidence
+    from .rank import CHANGE_WORDS
+
+    if best is None:
+        return None
+    words = evidence.query_words(query, NOISE_WORDS | CHANGE_WORDS)
+    with lock or contextlib.nullcontext():
+        counts = store.term_counts(words, filters.repos, evidence.RARE_CAP)
+        null = evidence.null_for(store, embedder, filters.repos)
+    return evidence.evidence_score(best, null, evidence.rarest_count(counts))
 
 
 def is_lookup(query: str) -> bool:

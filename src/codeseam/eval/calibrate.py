@@ -69,3 +69,25 @@ def sensitivity(pos: Sequence[float], neg: Sequence[float], thresholds: Sequence
         out.append({"threshold": round(t, 4), "abstain": a, "false_weak": f,
                     "balanced_accuracy": (a + 1 - f) / 2})
     return out
+
+
+def calibrate_budget(pos: Sequence[float], neg: Sequence[float], max_false_weak: float) -> Calibration:
+    """The threshold that flags the most negatives while flagging at most ``max_false_weak``
+    of the positives: the middle of the gap below the first positive score that would push
+    the false-weak rate over the budget (the widest such gap on ties)."""
+    if not pos or not neg:
+        raise ValueError("calibration needs positive and negative scores")
+    values = sorted(set(pos) | set(neg))
+    best: tuple[float, float, float, float] | None = None  # (abstain, width, lo, hi)
+    for lo, hi in zip(values, values[1:]):
+        a, f = rates(pos, neg, (lo + hi) / 2)
+        if f <= max_false_weak and (best is None or (a, hi - lo) > best[:2]):
+            best = (a, hi - lo, lo, hi)
+    if best is None:
+        v = values[0]
+        best = (0.0, 0.0, v, v)
+    _, _, lo, hi = best
+    t = (lo + hi) / 2
+    a, f = rates(pos, neg, t)
+    return Calibration(threshold=t, abstain=a, false_weak=f, balanced_accuracy=(a + 1 - f) / 2, gap=(lo, hi),
+                       n_pos=len(pos), n_neg=len(neg))

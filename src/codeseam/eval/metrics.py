@@ -70,10 +70,16 @@ class Outcome:
     weak: bool | None  # None: the variant has no calibrated dense signal
     best_similarity: float | None
     results: tuple[Result, ...]
+    evidence: float | None = None  # the score the weak flag was decided on (None: the similarity)
+
+    @property
+    def weak_score(self) -> float | None:
+        """What calibration thresholds: the evidence score, else the best similarity."""
+        return self.evidence if self.evidence is not None else self.best_similarity
 
 
 def outcome(query: GoldQuery, results: Sequence[Result], weak: bool | None,
-            best_similarity: float | None) -> Outcome:
+            best_similarity: float | None, evidence: float | None = None) -> Outcome:
     results = tuple((str(p), int(a), int(b)) for p, a, b in results)
     g = query.gold
     return Outcome(
@@ -81,7 +87,7 @@ def outcome(query: GoldQuery, results: Sequence[Result], weak: bool | None,
         rank=first_rank(results, g, overlaps), whole_rank=first_rank(results, g, contains_whole),
         file_rank=first_rank(results, g, same_file), weak=weak,
         best_similarity=None if best_similarity is None else float(best_similarity),
-        results=results,
+        results=results, evidence=None if evidence is None else float(evidence),
     )
 
 
@@ -145,7 +151,8 @@ def summarize(outcomes: Sequence[Outcome], ks: Sequence[int]) -> dict:
 
 
 def similarity_split(outcomes: Sequence[Outcome]) -> tuple[list[float], list[float]]:
-    """(positives', negatives') best dense similarities, for threshold calibration."""
-    pos = [o.best_similarity for o in outcomes if not o.negative and o.best_similarity is not None]
-    neg = [o.best_similarity for o in outcomes if o.negative and o.best_similarity is not None]
+    """(positives', negatives') weak scores (evidence, else best similarity), for threshold
+    calibration."""
+    pos = [o.weak_score for o in outcomes if not o.negative and o.weak_score is not None]
+    neg = [o.weak_score for o in outcomes if o.negative and o.weak_score is not None]
     return pos, neg

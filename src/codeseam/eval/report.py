@@ -59,7 +59,8 @@ def result_json(res: EvalResult, *, settings: Any = None, include_run: bool = Fa
 
 def _query_json(o: metrics.Outcome, hits: int = metrics.CURVE_K) -> dict:
     out = {"id": o.id, "kind": o.kind, "rank": o.rank, "whole_rank": o.whole_rank, "file_rank": o.file_rank,
-           "weak": o.weak, "best_similarity": None if o.best_similarity is None else round(o.best_similarity, 6)}
+           "weak": o.weak, "best_similarity": None if o.best_similarity is None else round(o.best_similarity, 6),
+           "evidence": None if o.evidence is None else round(o.evidence, 6)}
     if hits:
         out["hits"] = [f"{p}:{a}-{b}" for p, a, b in o.results[:hits]]
     return out
@@ -165,10 +166,16 @@ def _table(head: list[str], rows: list[list[str]]) -> str:
 
 # -- weak-evidence calibration -----------------------------------------------------------------
 
+TRANSLATED_KINDS = ("prose-tr", "prose-de")  # kinds of the golden sets' translated queries
+FALSE_WEAK_BUDGET = 0.12  # the budget threshold: at most this share of English positives weak
+
+
 def calibration(res: EvalResult, name: str | None = None) -> tuple[dict, str] | None:
-    """The balanced-accuracy threshold for a calibrated variant's best dense similarities
-    (``name``, else the first one that ran), its sensitivity, and a markdown section."""
-    from .calibrate import calibrate, sensitivity
+    """Thresholds for a calibrated variant's weak scores (the evidence score, else the best
+    dense similarity; ``name``, else the first variant that ran): the balanced-accuracy one,
+    and the one that flags the most negatives with at most ``FALSE_WEAK_BUDGET`` of the
+    English positives weak; their sensitivity, and a markdown section."""
+    from .calibrate import calibrate, calibrate_budget, sensitivity
 
     ran = [r for r in _ran(res) if r.variant.calibrated and (name is None or r.name == name)]
     if not ran:
@@ -178,6 +185,10 @@ def calibration(res: EvalResult, name: str | None = None) -> tuple[dict, str] | 
     if not pos or not neg:
         return None
     c = calibrate(pos, neg)
+    eng = [o.weak_score for o in r.outcomes if not o.negative and o.kind not in TRANSLATED_KINDS
+           and o.weak_score is not None]
+    b = calibrate_budget(eng, neg, FALSE_WEAK_BUDGET) if eng else None
+    what = "evidence score" if any(o.evidence is not None for o in r.outcomes) else "best dense similarity"
     grid = sorted({round(c.threshold + d, 4) for d in (-0.1, -0.05, -0.03, -0.02, -0.01, 0, 0.01, 0.02, 0.03,
                                                        0.05, 0.1)})
     sens = sensitivity(pos, neg, grid)
@@ -185,16 +196,24 @@ def calibration(res: EvalResult, name: str | None = None) -> tuple[dict, str] | 
             "abstain": c.abstain, "false_weak": c.false_weak, "balanced_accuracy": c.balanced_accuracy,
             "gap": [round(c.gap[0], 4), round(c.gap[1], 4)], "n_pos": c.n_pos, "n_neg": c.n_neg,
             "sensitivity": sens, "positives": sorted(round(x, 4) for x in pos),
-            "negatives": sorted(round(x, 4) for x in neg)}
+            "negatives": sorted(round(x, 4) for x in neg), "score": what}
+    if b is not None:
+        all_fw = sum(1 for x in pos if x < b.threshold) / len(pos)
+        data["budget"] = {"max_false_weak": FALSE_WEAK_BUDGET, "threshold": round(b.threshold, 4),
+                          "abstain": b.abstain, "false_weak_english": b.false_weak, "false_weak_all": all_fw,
+                          "n_english": b.n_pos}
     rows = [[fmt(x["threshold"]), fmt(x["abstain"]), fmt(x["false_weak"]), fmt(x["balanced_accuracy"])]
             for x in sens]
     md = "\n".join([
-        "## Weak-evidence threshold (best dense similarity)", "",
+        f"## Weak-evidence threshold ({what})", "",
         f"From `{r.name}` ({c.n_pos} queries with gold, {c.n_neg} negatives): the threshold that maximises "
         f"balanced accuracy is **{c.threshold:.4f}**, the middle of the widest best gap "
         f"({c.gap[0]:.4f} .. {c.gap[1]:.4f}): abstain {c.abstain:.3f} on negatives, false-weak "
         f"{c.false_weak:.3f} on positives.", "",
-        f"Best similarity, positives: min {min(pos):.3f}, median {_median(pos):.3f}, max {max(pos):.3f}; "
+        (f"With at most {FALSE_WEAK_BUDGET:.0%} of the {b.n_pos} English positives weak: threshold "
+         f"**{b.threshold:.4f}**, abstain {b.abstain:.3f} on negatives, false-weak {b.false_weak:.3f} on English "
+         f"positives ({data['budget']['false_weak_all']:.3f} on all positives).") if b is not None else "", "",
+        f"Score, positives: min {min(pos):.3f}, median {_median(pos):.3f}, max {max(pos):.3f}; "
         f"negatives: min {min(neg):.3f}, median {_median(neg):.3f}, max {max(neg):.3f}.", "",
         "Sensitivity:", "", _table(["threshold", "abstain (neg)", "false-weak (pos)", "balanced acc."], rows),
     ])

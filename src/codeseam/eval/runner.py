@@ -227,7 +227,8 @@ def _run_variant(v: Variant, session: _Session, queries: list[GoldQuery], repo_i
         hits = [(h.path, h.start_line, h.end_line) for h in res.hits]
         weak = res.weak if v.calibrated else None
         best = res.best_similarity if v.calibrated else None
-        out.outcomes.append(metrics.outcome(q, hits, weak, best))
+        score = res.evidence if v.calibrated else None
+        out.outcomes.append(metrics.outcome(q, hits, weak, best, score))
         progress("query", variant=v.name, done=i, total=len(queries))
     out.seconds = time.perf_counter() - t0
     return out

@@ -307,7 +307,7 @@ def search_result(data: dict[str, Any]):
 
     hits = tuple(Hit(h["repo"], h["path"], h["symbol"], h["kind"], h["language"], h["start_line"],
                      h["end_line"], h["score"], h["text"], h.get("role", "source")) for h in data["hits"])
-    return SearchResult(data["query"], bool(data["weak"]), hits, data.get("best_similarity"))
+    return SearchResult(data["query"], bool(data["weak"]), hits, data.get("best_similarity"), data.get("evidence"))
 
 
 def status_record(data: dict[str, Any]):

@@ -63,6 +63,8 @@ class Store:
         # between sees neither ("nothing is indexed yet" in the middle of a re-sync). Reads and
         # writes of repo records and manifest entries take turns on this lock.
         self._rows_lock = threading.RLock()
+        # (embedder id, repo) -> null similarity measured at search time (evidence.null_for)
+        self.null_cache: dict[tuple[str, str], float] = {}
 
     # -- lifecycle ---------------------------------------------------------------------------
     @classmethod
@@ -160,6 +162,7 @@ class Store:
             self._m.upsert(self.names.meta, [{"id": _repo_key(repo_id), "kind": "repo", "repo_id": repo_id,
                                               "value": value, "v": sch.DUMMY_VECTOR}])
         self._remember(repo_id)
+        self.null_cache.clear()
 
     # -- chunks ------------------------------------------------------------------------------
     def insert_chunks(self, rows: Sequence[ChunkRow]) -> None:
@@ -322,6 +325,25 @@ class Store:
             if self._m.exists(self.names.chunks, ""):
                 raise
             return []
+
+    def term_counts(self, words: Sequence[str], repo_ids: Sequence[str] = (), cap: int = 8) -> dict[str, int]:
+        """How many chunks (up to ``cap``) hold each word in ``indexed_text``, in the repos
+        (all when empty): one batched BM25 search."""
+        words = [w for w in dict.fromkeys(words) if w.strip()]
+        if not words:
+            return {}
+        for r in repo_ids:
+            check_repo_id(r)
+        expr = is_in("repo_id", sorted(set(repo_ids))) if repo_ids else ""
+        try:
+            found = self._m.call("search (BM25 word counts)", "search", self.names.chunks, data=words,
+                                 anns_field="sparse", filter=expr, limit=cap, output_fields=["id"],
+                                 search_params={"metric_type": "BM25"})
+        except StoreError:
+            if self._m.exists(self.names.chunks, ""):
+                raise
+            return {w: 0 for w in words}  # no rows: BM25 cannot score (see bm25_search)
+        return {w: len(hits) for w, hits in zip(words, found)}
 
     def hybrid_search(self, vector: Sequence[float], query_text: str, k: int, filters: Filters,
                       rrf_k: int = 60) -> list[StoredChunk]:

@@ -86,7 +86,7 @@ def compile_glob(pattern: str, field: str = "path") -> PathGlob:
         with warnings.catch_warnings():  # re's "possible nested set" on globs like "[[a]"
             warnings.simplefilter("ignore", FutureWarning)
             spec = GitIgnoreSpec.from_lines([text])
-    except ValueError as exc:
+    except (ValueError, re.error) as exc:  # re.error: a character range pathspec cannot compile
         raise ConfigError(f"invalid path glob {pattern!r}: {exc}") from None
     return PathGlob(pattern, _like_for(text, field), spec.match_file)
 

@@ -138,7 +138,7 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = MA
                highlight: bool = Query(False, description="Add `lines` (highlighted tokens) and `editor_url` "
                                                           "to each returned hit")) -> dict[str, Any]:
         result = service.search(q, repo=repo, path_glob=path, language=lang, k=k, mode=mode, role=role)
-        body = {**search_json(result), "best_similarity": result.best_similarity}
+        body = {**search_json(result), "best_similarity": result.best_similarity, "evidence": result.evidence}
         # plain JSON types: json.dumps as is (FastAPI's encoder walks every highlighted token)
         return JSONResponse(page_of(body, offset, limit, service if highlight else None))
 

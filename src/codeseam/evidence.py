@@ -1,0 +1,107 @@
+"""Weak evidence: does the index hold anything that answers the query?
+
+The best dense similarity alone does not say: its level moves with the corpus and the
+embedder (on one repository unrelated questions reach 0.18, on another 0.25; an answer
+reaches 0.45 on one and 0.58 on another). Two signals that carry across corpora, combined
+into one *evidence* score:
+
+- **closeness above the corpus's floor**: the best dense similarity minus the index's
+  *null similarity*, the median best similarity of ``PROBES`` (questions about things no
+  code repository is about: speech synthesis, payroll taxes, chess ...) in the same repos.
+  A query that is no closer to the code than those are is not about this code.
+- **the rarest word**: ``log1p(min(df, RARE_CAP))`` of the query word (a BM25 token: not a
+  stop word, not a change word such as "fix") that the fewest chunks contain. A question
+  about something the repository does not have usually names it, and that word is absent
+  (``df == 0``: "GraphQL", "gzip", "nushell"); a question about what is there names words
+  that are there.
+
+``evidence = (best - null) + LEXICAL_WEIGHT * log1p(min(df_rarest, RARE_CAP))``, weak
+below the embedder's calibrated threshold (``search.WEAK_THRESHOLDS``). The weight and the
+threshold are measured on both dev sets (``bench/results/eval-repos.md``, ``eval.md``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from typing import Iterable, Sequence
+
+# Questions about what no code repository is about: their best similarity is the floor of a
+# corpus (the median is robust to the odd probe that a repository does touch).
+PROBES = (
+    "render a 3D mesh with soft shadows", "convert a photo to grayscale", "send an SMS text message",
+    "train a neural network on images", "play an audio file through the speakers",
+    "compress a video with H.264", "calculate payroll taxes for employees", "book a flight ticket online",
+    "translate a sentence into French", "detect faces in a picture", "draw a pie chart of sales",
+    "control a robot arm", "mine a cryptocurrency block", "schedule a meeting in the calendar",
+    "read the temperature from a sensor", "simulate fluid dynamics", "recommend movies to a user",
+    "scan a barcode with the camera", "generate a PDF invoice", "spell check an essay",
+    "plan a route on a map", "balance a binary search tree", "stream live video to viewers",
+    "encrypt a disk partition", "parse a spreadsheet of grades", "play chess against the computer",
+    "synthesize speech from text", "track a package delivery", "measure heart rate from a watch",
+    "edit a photo's brightness",
+)
+RARE_CAP = 8  # document counts above this make no difference
+LEXICAL_WEIGHT = 0.11
+PROBE_DEPTH = 1  # only the best similarity of each probe is used
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+def query_words(query: str, stop: Iterable[str] = ()) -> list[str]:
+    """The query's words as BM25 sees them (lower-cased letter-and-digit runs, the way
+    the ``standard`` analyzer cuts ``indexed_text``), without ``stop`` words, one-letter
+    words and numbers; first use first."""
+    drop = {w.lower() for w in stop}
+    words = [w for w in _TOKEN.findall(query.lower()) if len(w) > 1 and not w.isdigit() and w not in drop]
+    return list(dict.fromkeys(words))
+
+
+def rarest_count(counts: dict[str, int]) -> int:
+    """The smallest document count (capped at ``RARE_CAP``); ``RARE_CAP`` when no word."""
+    return min((min(c, RARE_CAP) for c in counts.values()), default=RARE_CAP)
+
+
+def evidence_score(best: float | None, null: float, rarest: int) -> float | None:
+    """The evidence score (module doc); None without a dense similarity."""
+    if best is None:
+        return None
+    return (best - null) + LEXICAL_WEIGHT * math.log1p(min(max(rarest, 0), RARE_CAP))
+
+
+def null_level(best_of_probes: Sequence[float]) -> float:
+    """The corpus's floor: the median best similarity of the probes (0.0 for none)."""
+    return float(statistics.median(best_of_probes)) if best_of_probes else 0.0
+
+
+def null_for(store, embedder, repo_ids: Sequence[str]) -> float:
+    """The null similarity of the repos in scope (all indexed repos when empty): the mean of
+    each repo's own, read from its repo record (written by every index run that changed
+    it) or, when the record has none for this embedder, measured now and kept in
+    ``store.null_cache`` (cleared whenever a repo record is written)."""
+    records = store.repo_records()
+    repos = sorted(set(repo_ids)) if repo_ids else sorted(records)
+    levels = []
+    for repo in repos:
+        key = (embedder.id, repo)
+        stored = (records.get(repo) or {}).get("null_similarity") or {}
+        if stored.get("embedder") == embedder.id and isinstance(stored.get("value"), (int, float)):
+            levels.append(float(stored["value"]))
+            continue
+        if key not in store.null_cache:
+            store.null_cache[key] = measure_null(store, embedder, [repo])
+        levels.append(store.null_cache[key])
+    return sum(levels) / len(levels) if levels else 0.0
+
+
+def measure_null(store, embedder, repo_ids: Sequence[str]) -> float:
+    """Run the probes against ``repo_ids`` and return their null level."""
+    from .store import Filters
+
+    best = []
+    for probe in PROBES:
+        hits = store.dense_search(embedder.embed_query(probe), PROBE_DEPTH, Filters(repos=tuple(repo_ids)))
+        if hits:
+            best.append(hits[0].score)
+    return null_level(best)

@@ -1,0 +1,90 @@
+"""The weak-evidence score (codeseam.evidence) and its calibration, on real Milvus Lite with the
+fake embedder, and against brute-force references."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+
+import pytest
+from hypothesis import given, strategies as st
+
+from codeseam import api, evidence
+from codeseam.eval.calibrate import calibrate_budget, rates
+from codeseam.settings import load_settings
+from tests.support.fixtures import RETRY_PY
+
+
+def test_query_words_are_bm25_tokens_without_stop_words():
+    assert evidence.query_words("Fix `getUserById` for HTTP/2 in parse_json (v2)", {"fix", "for", "in"}) == \
+        ["getuserbyid", "http", "parse", "json", "v2"]
+
+
+def test_score_parts():
+    assert evidence.rarest_count({}) == evidence.RARE_CAP
+    assert evidence.rarest_count({"a": 3, "b": 0, "c": 50}) == 0
+    assert evidence.evidence_score(None, 0.2, 0) is None
+    s = evidence.evidence_score(0.5, 0.2, 3)
+    assert s == pytest.approx(0.3 + evidence.LEXICAL_WEIGHT * math.log1p(3))
+    assert evidence.evidence_score(0.5, 0.2, 100) == evidence.evidence_score(0.5, 0.2, evidence.RARE_CAP)
+    assert evidence.null_level([0.1, 0.5, 0.2]) == 0.2 and evidence.null_level([]) == 0.0
+
+
+@given(st.lists(st.floats(-1, 1), min_size=1, max_size=30), st.lists(st.floats(-1, 1), min_size=1, max_size=15),
+       st.floats(0, 0.5))
+def test_budget_threshold_is_the_best_within_budget(pos, neg, budget):
+    c = calibrate_budget(pos, neg, budget)
+    a, f = rates(pos, neg, c.threshold)
+    assert (a, f) == (c.abstain, c.false_weak)
+    values = sorted(set(pos) | set(neg))
+    feasible = [rates(pos, neg, (lo + hi) / 2) for lo, hi in zip(values, values[1:])]
+    feasible = [x for x in feasible if x[1] <= budget]
+    if feasible:
+        assert f <= budget and a == max(x[0] for x in feasible)
+
+
+@pytest.fixture
+def indexed(isolated_env):
+    root = isolated_env / "proj"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "retry.py").write_text(RETRY_PY)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    s = load_settings({"embedding_backend": "fake"})
+    api.index(root, settings=s)
+    return root, s
+
+
+def test_the_null_similarity_is_recorded_and_used(indexed):
+    root, s = indexed
+    with api.Index(s) as ix:
+        record = ix.store.repo_records()["proj"]
+        null = record["null_similarity"]
+        assert null["embedder"] == ix.embedder.id
+        assert null["value"] == pytest.approx(evidence.measure_null(ix.store, ix.embedder, ["proj"]), abs=1e-6)
+        assert evidence.null_for(ix.store, ix.embedder, ["proj"]) == pytest.approx(null["value"])
+        assert ix.store.null_cache == {}  # read from the record, nothing measured
+        counts = ix.store.term_counts(["retry", "zeppelin", "delay"], ["proj"], cap=8)
+        assert counts["zeppelin"] == 0 and counts["retry"] >= 1
+        result = ix.search("compute_retry_delay jitter")
+        want = evidence.evidence_score(result.best_similarity, null["value"],
+                                       evidence.rarest_count(ix.store.term_counts(["compute", "retry", "delay",
+                                                                                   "jitter"], ["proj"])))
+        assert result.evidence == pytest.approx(want)
+
+
+def test_a_record_without_it_is_measured_once_and_cached(indexed):
+    root, s = indexed
+    with api.Index(s) as ix:
+        rec = dict(ix.store.repo_records()["proj"])
+        rec.pop("null_similarity")
+        ix.store.put_repo_record("proj", rec)
+        value = evidence.null_for(ix.store, ix.embedder, ["proj"])
+        assert ix.store.null_cache == {(ix.embedder.id, "proj"): value}
+        assert evidence.null_for(ix.store, ix.embedder, []) == value  # all repos: the same one
+
+
+def test_weak_follows_the_threshold_on_the_evidence(indexed):
+    root, s = indexed
+    strong = api.search("compute_retry_delay", settings=s)
+    weak = api.search("compute_retry_delay", settings=s.replace(weak_threshold=strong.evidence + 0.01))
+    assert not strong.weak and weak.weak and weak.evidence == pytest.approx(strong.evidence)
