@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Iterable, NamedTuple
 
-from .vocab import (EMAIL_GTLDS, NOT_CC_TLDS, PLACEHOLDER_WORDS, RESERVED_DOMAINS,
+from .vocab import (EMAIL_GTLDS, NOT_CC_TLDS, PLACEHOLDER_LOCALS, PLACEHOLDER_WORDS, RESERVED_DOMAINS,
                     RESERVED_TLDS, SERVICE_LOCALS)
 
 
@@ -18,6 +18,7 @@ class Span(NamedTuple):
     kind: str
     preview: str
     priority: int
+    rule: str = ""  # the id of the rule that found it (filled in by the engine)
 
 
 Check = Callable[[str, "re.Match[str]"], Iterable[Span]]
@@ -218,7 +219,8 @@ def email_check(text: str, m: re.Match[str]) -> Iterable[Span]:
     local = lm.group()
     while local and local[0] in ".-+%_":  # cannot start an address
         local, start = local[1:], start + 1
-    if not local or local.endswith(".") or ".." in local or local.lower() in SERVICE_LOCALS:
+    if not local or local.endswith(".") or ".." in local or local.lower() in SERVICE_LOCALS \
+            or local.lower() in PLACEHOLDER_LOCALS:
         return ()
     if start > 0 and text[start - 1] in _EMAIL_BANNED_LEFT:  # a@b@c, scheme:user@, path/user@
         if not text[max(0, start - 7):start].lower().endswith("mailto:"):
@@ -255,3 +257,50 @@ def phone_check(text: str, m: re.Match[str]) -> Iterable[Span]:
     if not 10 <= digits <= 15:
         return ()
     return (Span(start, end, "phone", mask(number), 20),)
+
+
+# --------------------------------------------------------------------------- provider tokens
+
+def random_body(body: str, min_classes: int = 2) -> bool:
+    """Drawn at random, not typed: two character classes (upper, lower, digit) and enough
+    distinct characters for its length."""
+    classes = (any(c.isupper() for c in body) + any(c.islower() for c in body)
+               + any(c.isdigit() for c in body))
+    return classes >= min_classes and len(set(body)) >= min(10, len(body) // 3 + 1)
+
+
+def provider_check(kind: str, body_from: int, *, group: str | None = None,
+                   back: "re.Pattern[str] | None" = None, back_max: int = 0,
+                   min_classes: int = 2, right: bool = True, b64_left: bool = False,
+                   left: str | None = None) -> Check:
+    """A check for a provider token: not inside a longer word, not a placeholder or a
+    documented example, and a random-looking body (after the ``body_from`` prefix chars).
+    ``group`` names the part to redact (the rest of the match is context, e.g. a key name);
+    ``back`` is a pattern that must end right where the match starts (the token begins
+    before the literal it is anchored at: ``<32 hex>-us21``, ``<digits>:AA...``)."""
+    from .vocab import DOC_EXAMPLES
+
+    banned = _TOKEN_CHARS | ({"+", "/"} if b64_left else set())
+
+    def check(text: str, m: re.Match[str]) -> Iterable[Span]:
+        if left is not None and (m.start() == 0 or text[m.start() - 1] not in left):
+            return ()
+        start, end = m.span(group) if group else m.span()
+        body_start = start + body_from
+        if back is not None:
+            b = back.search(text, max(0, m.start() - back_max), m.start())
+            if b is None:
+                return ()
+            start = body_start = b.start()
+        if group is None and not _left_ok(text, start, banned):
+            return ()
+        if right and not _right_ok(text, end, _ALNUM):
+            return ()
+        token = text[start:end]
+        if is_placeholder(token) or token in DOC_EXAMPLES:
+            return ()
+        if not random_body(text[body_start:end], min_classes):
+            return ()
+        return (Span(start, end, kind, mask(token), 55),)
+
+    return check
