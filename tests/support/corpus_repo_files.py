@@ -647,3 +647,129 @@ func TestParse(t *testing.T) {
 	}
 }
 '''
+
+# -- an orders service: the same kinds of files, written by other hands ---------------------
+FILES["orders/db.go"] = r'''package orders
+import ("database/sql"; "net/http"; "os")
+func open() (*sql.DB, error) {
+	return sql.Open("postgres", "postgres://orders:«url-credentials:url_password»@10.1.2.3:5432/orders?sslmode=require")
+}
+func call(req *http.Request, token string) {
+	req.Header.Set("Authorization", "Bearer "+token) ⟪hn⟫
+	req.Header.Set("X-API-Key", "«secret-assignment:hex_secret»")
+	req.SetBasicAuth("svc", os.Getenv("SVC_PASSWORD")) ⟪hn⟫
+}
+const webhookSecret = "«secret-assignment:hex_secret»"
+var apiKey = flag.String("api-key", "", "API key for the upstream") ⟪hn⟫
+var gitlabToken = "«gitlab-token:gitlab_pat»"
+var cfg = Config{Password: "«secret-assignment:strong_password»", User: "orders"}
+var tokenTTL = 15 * time.Minute ⟪hn⟫
+'''
+FILES["orders/app.py"] = r'''import os, psycopg2, redis, requests
+conn = psycopg2.connect(host="db", user="app", password="«secret-assignment:strong_password»")
+cache = redis.Redis(host="cache", port=6379, password="«secret-assignment:password»")
+r = requests.get(URL, headers={"Authorization": f"Bearer {token}"}) ⟪hn⟫
+r = requests.get(URL, headers={"X-Api-Key": "«secret-assignment:mixed32»"})
+SECRET_KEY = os.environ.get("SECRET_KEY") ⟪hn⟫
+api_key = settings.get("api_key") ⟪hn⟫
+password_hash = bcrypt.hashpw(password.encode(), bcrypt.gensalt()) ⟪hn⟫
+client = MailchimpMarketing.Client(); client.set_config({"api_key": "«mailchimp-key:mailchimp»", "server": "us6"})
+slack_url = "«slack-webhook:slack_webhook»"
+maps_key = "«google-api-key:google_api_key»"
+token_endpoint = "https://login.example.org/oauth2/token" ⟪hn⟫
+checksum = "«-:sha256»" ⟪hn⟫
+user_id = "«-:uuid4»" ⟪hn⟫
+ds.setPassword("«secret-assignment:strong_password»")
+os.environ.setdefault("API_TOKEN", "«secret-assignment:mixed40»")
+'''
+FILES["web/src/api.ts"] = r'''import { Octokit } from "@octokit/rest";
+const octokit = new Octokit({ auth: "«github-token:github»" });
+export const config = { mailchimpApiKey: "«mailchimp-key:mailchimp»", region: "eu" };
+const http = axios.create({ headers: { "x-api-key": process.env.API_KEY } }); ⟪hn⟫
+const secret = process.env.JWT_SECRET || ""; ⟪hn⟫
+export type Credentials = { username: string; password: string }; ⟪hn⟫
+const demo: Credentials = { username: "demo", password: "«secret-assignment:strong_password»" };
+const emptyPw = { password: "" }; ⟪hn⟫
+const npmToken = "«npm-token:npm»";
+const integrity = "«-:sri»"; ⟪hn⟫
+'''
+FILES["scripts/run.sh"] = r'''#!/bin/bash
+docker run -d -e POSTGRES_PASSWORD=«secret-assignment:strong_password» -p 5432:5432 postgres:16
+docker run -d -e POSTGRES_PASSWORD="$PG_PASSWORD" postgres:16 ⟪hn⟫
+wget --user=admin --password=«secret-assignment:strong_password» https://files.acme.dev/dump.tgz
+mysql --host=db --user=root --password=«secret-assignment:strong_password» < init.sql
+mysql -uroot -p"${MYSQL_ROOT_PASSWORD}" < init.sql ⟪hn⟫
+psql "postgresql://app:«url-credentials:url_password»@db:5432/app" -c 'select 1'
+git push https://x-access-token:«github-token:github»@github.com/acme/orders.git HEAD:main
+export NPM_TOKEN=«npm-token:npm»
+echo "//registry.npmjs.org/:_authToken=${NPM_TOKEN}" > ~/.npmrc ⟪hn⟫
+curl -s https://api.acme.dev/health | jq . ⟪hn⟫
+ssh -i ~/.ssh/id_ed25519 deploy@10.0.0.7 ⟪hn⟫
+'''
+FILES[".github/workflows/ci.yml"] = r'''name: ci
+on: [push]
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    services:
+      postgres:
+        image: postgres:16
+        env:
+          POSTGRES_PASSWORD: postgres ⟪hn⟫
+    env:
+      DATABASE_URL: postgres://postgres:postgres@localhost:5432/test ⟪hn⟫
+      API_KEY: ${{ secrets.API_KEY }} ⟪hn⟫
+      SENTRY_DSN: «-:sentry_dsn» ⟪hn⟫
+    steps:
+      - uses: actions/checkout@v4
+      - uses: slackapi/slack-github-action@v1.26.0
+        with:
+          webhook-url: «slack-webhook:slack_webhook»
+      - uses: some/deploy-action@v2
+        with:
+          api-key: «secret-assignment:hex_secret»
+          token: ${{ github.token }} ⟪hn⟫
+'''
+FILES["charts/values.yaml"] = r'''mariadb:
+  auth:
+    rootPassword: "«secret-assignment:strong_password»"
+    replicationPassword: "" ⟪hn⟫
+    existingSecret: mariadb-creds ⟪hn⟫
+app:
+  secretKeyBase: «secret-assignment:hex_secret»
+  smtpPassword: «secret-assignment:password»
+  passwordMinLength: 12 ⟪hn⟫
+  tokenIssuer: https://auth.acme.dev ⟪hn⟫
+  gcp:
+    private_key_id: «gcp-service-account:hex40»
+'''
+FILES["k8s/secret.yaml"] = r'''apiVersion: v1
+kind: Secret
+metadata:
+  name: orders
+type: Opaque
+stringData:
+  DB_USER: orders ⟪hn⟫
+  DB_PASSWORD: «secret-assignment:strong_password»
+  REDIS_URL: redis://:«url-credentials:url_password»@redis:6379/0
+'''
+FILES["orders/web/index.html"] = r'''<html><head>
+<script src="https://maps.googleapis.com/maps/api/js?key=«google-api-key:google_api_key»"></script>
+<script src="/static/app.js" integrity="«-:sri»"></script> ⟪hn⟫
+<meta name="csrf-token" content="«-:hex_secret»"> ⟪hn⟫
+</head><body>
+<img src="«-:png_data_uri»" alt=""> ⟪hn⟫
+<label for="password">Password</label><input id="password" type="password" name="password"> ⟪hn⟫
+<script>const STRIPE_PK = "«-:stripe_publishable»";</script> ⟪hn⟫
+</body></html>
+'''
+FILES["wp-config.php"] = r'''<?php
+define( 'DB_NAME', 'wordpress' );
+define( 'DB_USER', 'wp' );
+define( 'DB_PASSWORD', '«secret-assignment:strong_password»' );
+define( 'AUTH_KEY', 'put your unique phrase here' ); ⟪hn⟫
+$password = '«secret-assignment:strong_password»';
+'''
+FILES["frontend/.npmrc"] = r'''_auth=«secret-assignment:docker_auth»
+email=«email:email»
+'''

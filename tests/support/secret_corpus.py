@@ -276,7 +276,7 @@ PROVIDER_SHAPES: dict[str, Callable[[Gen], str]] = {
     "dynatrace-token": Gen.dynatrace, "easypost-key": Gen.easypost, "contentful-token": Gen.contentful,
     "mapbox-token": Gen.mapbox_secret, "facebook-token": Gen.facebook, "dropbox-token": Gen.dropbox,
     "firebase-key": Gen.fcm, "onepassword-token": Gen.onepassword, "age-key": Gen.age,
-    "twitter-token": Gen.twitter_bearer, "adafruit-key": Gen.adafruit, "deno-token": Gen.deno,
+"adafruit-key": Gen.adafruit, "deno-token": Gen.deno,
     "docker-token": Gen.docker_swarm, "duffel-token": Gen.duffel, "elevenlabs-key": Gen.elevenlabs,
     "frameio-token": Gen.frameio, "gocardless-token": Gen.gocardless, "infracost-key": Gen.infracost,
     "langsmith-key": Gen.langsmith, "neon-key": Gen.neon, "nvidia-key": Gen.nvidia, "octopus-key": Gen.octopus,
@@ -301,7 +301,7 @@ _TYPES = (("Dockerfile", "dockerfile"), ("Jenkinsfile", "groovy"), (".env", "env
           (".yaml", "yaml"), (".sh", "sh"), (".py", "py"), (".go", "go"), (".ts", "ts"), (".json", "json"),
           (".html", "html"), (".css", "css"), (".toml", "toml"), (".xml", "xml"), (".Config", "xml"),
           (".properties", "properties"), (".tf", "tf"), (".terraformrc", "tf"), (".md", "md"), (".rb", "rb"),
-          (".lock", "lock"), (".npmrc", "ini"), (".pypirc", "ini"), (".netrc", "netrc"),
+          (".lock", "lock"), (".php", "php"), (".npmrc", "ini"), (".pypirc", "ini"), (".netrc", "netrc"),
           (".git-credentials", "netrc"))
 
 

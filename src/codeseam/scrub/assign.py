@@ -61,7 +61,7 @@ def name_literals() -> tuple[str, ...]:
     """Every literal the rule is anchored at (a secret word in each case style)."""
     words = [*PASSWORD_WORDS, *SECRET_WORDS, "api_key", "api-key"]
     out = {v for w in words for v in (w, w.title(), w.upper())}
-    out |= {"apiKey", "ApiKey", "APIKey", "Api-Key", "API-Key", "_KEY_BASE", "_key_base"}
+    out |= {"apiKey", "ApiKey", "APIKey", "Api-Key", "API-Key", "_KEY_BASE", "_key_base", "_auth"}
     for qualifiers, word in ((KEY_QUALIFIERS, "key"), (PASS_QUALIFIERS, "pass")):
         for q in qualifiers:
             parts = q.lower().split("_")
@@ -85,18 +85,21 @@ def secret_name(name: str) -> str | None:
     ``SECRET_KEY_BASE``, ``authtoken`` -> secret; ``secret_name``, ``existingSecret``,
     ``primary_key``, ``token_url``, ``max_tokens`` -> None.
     """
-    name = name.strip("\"'`$@_-.").rsplit(".", 1)[-1].strip("_-")
+    raw = name.strip("\"'`$@")
+    name = raw.strip("_-.").rsplit(".", 1)[-1].strip("_-")
     if not name or not name[0].isalpha():
         return None
     if name in COMPOUND_NAMES:
         return "password"
+    if name == "auth" and raw.startswith("_"):
+        return "secret"  # .npmrc _auth=<base64 user:password>
     words = _words(name)
     if not words:
         return None
     if len(words) >= 2 and words[-1] == "base" and words[-2] == "key":
         words = words[:-1]
     last, before = words[-1], words[:-1]
-    if any(w in REFERENCE_WORDS for w in before):
+    if any(w in REFERENCE_WORDS or w in _FAKE_WORDS for w in before):
         return None
     if last in PASSWORD_WORDS:
         return "password"
@@ -155,14 +158,17 @@ def _random_ident(value: str) -> bool:
 
 
 def _sequential(value: str) -> bool:
-    """abcdefgh123, 12345678, qwerty12: typed runs, not drawn at random."""
+    """abcdefgh123, 12345678: typed runs, not drawn at random."""
     low = value.lower()
     runs = sum(ord(b) - ord(a) in (1, -1) for a, b in zip(low, low[1:]))
-    return runs >= (len(value) - 1) * 0.6 or any(k in low for k in ("qwerty", "asdf", "zxcv"))
+    return runs >= (len(value) - 1) * 0.6
 
 
 def _fixture(low: str) -> bool:
-    return any(w.startswith(FIXTURE_WORDS) for w in _VALUE_WORDS.findall(low))
+    return _FIXTURE.search(low) is not None
+
+
+_FIXTURE = re.compile(r"(?<![a-z])(?:" + "|".join(FIXTURE_WORDS) + ")")
 
 
 def _looks_random(value: str) -> bool:
@@ -174,7 +180,8 @@ def _looks_random(value: str) -> bool:
 def value_is_literal(value: str, sort: str, screaming: bool) -> bool:
     """Is ``value`` a literal secret (for a name of ``sort``), not code or a stand-in?"""
     low = value.lower()
-    if low in NON_VALUES or is_placeholder(value) or value in DOC_EXAMPLES:
+    if low in NON_VALUES or is_placeholder(value) or value in DOC_EXAMPLES \
+            or value.rsplit(".", 1)[-1] in DOC_EXAMPLES:
         return False
     if value.startswith(PUBLIC_PREFIXES) or _ANALYTICS_ID.fullmatch(value):
         return False  # publishable keys, analytics ids: public by design
@@ -236,7 +243,8 @@ def _bare_value(text: str, m: re.Match[str], pos: int, line_end: int, opener: st
     value = b.group()
     if (op == ":" and value[0] in "|>!&*") or value[-1] in ",;" or _CALL_OR_INDEX.match(value):
         return None  # YAML block/tag/anchor, object member, statement, call, subscript
-    if op != ":" and any(value.count(close) > value.count(open_) for open_, close in ("()", "[]", "{}")):
+    core = value.rstrip(")]}:,;")
+    if core != value and (core.lower() in NON_VALUES or (_IDENT.fullmatch(core) and not _random_ident(core))):
         return None  # the end of an enclosing call: connect(password=password), f(pwd=None):
     if (_DOTTED.fullmatch(value) and not _looks_random(value.replace(".", ""))) or _CAMEL.fullmatch(value):
         return None  # process.env.X, this.token, apiKey
@@ -266,11 +274,51 @@ def _flag_value(text: str, name: str, sort: str, pos: int, list_form: bool) -> I
     return (Span(start, end, "cli-password", f"{name} {mask(value)}", 30),)
 
 
+_ARG_END = re.compile(r"[ \t]*[),]")
+_CALLEE = re.compile(r"([A-Za-z_][\w.:]*)[ \t]*\([ \t]*\Z")
+_SETTERS = ("set", "with", "use")
+_FAKE_WORDS = frozenset({"fake", "dummy", "mock", "example", "sample", "placeholder", "bogus"})
+_GETTERS = ("get", "fetch", "pop", "read", "load", "lookup", "require", "has", "del", "remove", "unset",
+            "assert", "check", "hash", "verify", "validate", "translate", "gettext", "_")
+
+
+def _call_value(text: str, m: re.Match[str], ns: int, name: str) -> Iterable[Span]:
+    """A literal handed to a setter: ``setPassword("x")``, ``withApiKey("x")``, or paired
+    with a secret name in a call: ``define('DB_PASSWORD', 'x')``, ``Set("X-API-Key", "x")``,
+    ``os.environ.setdefault("API_TOKEN", "x")``. Getters (a default value) are left alone."""
+    sort = secret_name(name)
+    if sort is None:
+        return ()
+    if m.group("op") == "(":
+        if _words(name.rsplit(".", 1)[-1])[0] not in _SETTERS or m.group("q"):
+            return ()
+        pos = m.end()
+    else:
+        q = m.group("q")
+        if not q or ns == 0 or text[ns - 1] != q:
+            return ()
+        callee = _CALLEE.search(text, max(0, ns - 81), ns - 1)
+        if callee is None or callee.group(1).rsplit(".", 1)[-1].lower().startswith(_GETTERS):
+            return ()
+        pos = m.end()
+    while pos < len(text) and text[pos] in " \t":
+        pos += 1
+    v = _QUOTED.match(text, pos, min(len(text), pos + MAX_VALUE_LINE))
+    if v is None or not _ARG_END.match(text, v.end(), v.end() + 8):
+        return ()
+    value = v.group("v")
+    if not value_is_literal(value, sort, screaming=name.isupper()):
+        return ()
+    return (Span(v.start("v"), v.end("v"), "secret-assignment", f"{name.strip(chr(34) + chr(39))}={mask(value)}", 10),)
+
+
 def assignment_check(text: str, m: re.Match[str]) -> Iterable[Span]:
     ws = m.start()
     ns = _name_start(text, ws)
     name = text[ns:m.end("word")]
     op = m.group("op")
+    if op == "(" or (op == "," and not name.startswith("--")):
+        return _call_value(text, m, ns, name)
     if op in ("", ",") or name.startswith("--"):  # a command-line option, or nothing
         if not name.startswith("--") or (op == "" and not m.group("sp")) or (op == "," and not m.group("q")):
             return ()

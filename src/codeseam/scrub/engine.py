@@ -98,14 +98,22 @@ def _candidates(text: str) -> list[Span]:
     found: list[Span] = []
     for ri in sorted(present | starts.keys()):
         rule = RULES[ri]
-        if rule.anchored:
-            match = rule.pattern.match
-            matches = (m for m in map(lambda p: match(text, p), sorted(starts[ri])) if m is not None)
-        else:
-            matches = rule.pattern.finditer(text)
-        for m in matches:
-            for s in rule.check(text, m):
-                found.append(s if s.rule else s._replace(rule=rule.id))
+        if not rule.anchored:
+            for m in rule.pattern.finditer(text):
+                found.extend(s if s.rule else s._replace(rule=rule.id) for s in rule.check(text, m))
+            continue
+        match, done = rule.pattern.match, -1
+        for pos in sorted(starts[ri]):
+            if pos < done:
+                continue  # inside this rule's last match: a literal repeated within one token
+            m = match(text, pos)
+            if m is None:
+                continue
+            done = m.end()  # a hit inside this match would read the same run again (linear time)
+            spans = [s if s.rule else s._replace(rule=rule.id) for s in rule.check(text, m)]
+            if spans:
+                found.extend(spans)
+                done = max(done, *(s.end for s in spans))
     return found
 
 

@@ -91,7 +91,9 @@ def tool_check(text: str, m: re.Match[str]) -> Iterable[Span]:
     if m.start() > 0 and (text[m.start() - 1].isalnum() or text[m.start() - 1] in "_."):
         return ()
     key = "login" if tool.endswith("login") else "mysql" if tool.startswith("mysql") else tool
-    _, hi = _line_bounds(text, m.end())
+    lo, hi = _line_bounds(text, m.end())
+    if text.rfind(tool, lo, m.start()) >= 0:
+        return ()  # the line was read from the first mention of the client
     out = []
     for f in _TOOL_FLAGS[key].finditer(text, m.end(), hi):
         value, skip = _unquote(f.group("v"))
@@ -182,7 +184,7 @@ def env_pair_check(text: str, m: re.Match[str]) -> Iterable[Span]:
 _DOC_SEP = re.compile(r"^---", re.M)
 _BLOCK = re.compile(r"^(?P<ind>[ \t]*)(?P<which>data|stringData):[ \t]*\r?$", re.M)
 _ENTRY = re.compile(r"^(?P<ind>[ \t]*)(?P<key>[A-Za-z0-9_.-]+):[ \t]*(?P<v>[^\s#]\S*)[ \t]*\r?$", re.M)
-MAX_SECRET_DOC = 64 * 1024
+MAX_SECRET_DOC = 16 * 1024
 
 
 def _b64_text(value: str) -> str | None:
@@ -198,8 +200,10 @@ def _b64_text(value: str) -> str | None:
 
 def k8s_secret_check(text: str, m: re.Match[str]) -> Iterable[Span]:
     lo = max(0, m.start() - MAX_SECRET_DOC)
-    seps = [s.end() for s in _DOC_SEP.finditer(text, lo, m.start())]
-    doc_start = seps[-1] if seps else lo
+    sep = text.rfind("\n---", lo, m.start())
+    doc_start = lo if sep < 0 else sep + 4
+    if text.rfind("kind:", doc_start, m.start()) >= 0:
+        return ()  # one document, one kind: a repeated marker is read once
     nxt = _DOC_SEP.search(text, m.end(), m.end() + MAX_SECRET_DOC)
     doc_end = nxt.start() if nxt else min(len(text), m.end() + MAX_SECRET_DOC)
     out = []
@@ -231,7 +235,7 @@ _B64_RUN = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 
 
 def _docker_auth(text: str, start: int, config: bool) -> Iterable[Span]:
-    run = _B64_RUN.match(text, start)
+    run = _B64_RUN.match(text, start, start + 65536)
     if run is None or len(run.group()) < 12:
         return ()
     value = run.group()
@@ -261,8 +265,8 @@ def docker_config_check(text: str, m: re.Match[str]) -> Iterable[Span]:
 
 
 def pem_b64_check(text: str, m: re.Match[str]) -> Iterable[Span]:
-    run = _B64_RUN.match(text, m.start())
-    if run is None or (m.start() > 0 and text[m.start() - 1].isalnum()):
+    run = m  # the pattern holds the whole base64 run
+    if m.start() > 0 and text[m.start() - 1].isalnum():
         return ()
     head = run.group()[:88]
     decoded = _b64_text(head[: len(head) // 4 * 4]) or ""

@@ -28,12 +28,25 @@ _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01234567
 _TOKEN_CHARS = _ALNUM | {"_", "-"}
 
 
+_FAKE_NAME = re.compile(r"(?i)(?:^|[^a-z])(?:fake|dummy|mock|example|sample|placeholder|redacted)(?:[^a-z]|$)")
+
+
+def marked_fake(text: str, start: int) -> bool:
+    """The line says the value is a stand-in: ``FAKE_TOKEN = "ghp_..."``, ``example_key: ...``
+    (the 80 characters before it on its line name it fake, dummy, mock, example, sample)."""
+    lo = text.rfind("\n", max(0, start - 80), start) + 1 or max(0, start - 80)
+    return _FAKE_NAME.search(text, lo, start) is not None
+
+
 def is_placeholder(value: str) -> bool:
     """A stand-in value: ``your-api-key``, ``change-me``, ``XXXX``, ``<token>``, ``***``."""
     low = value.lower()
     if low.strip(" .*x-_") == "":
         return True
-    return any(word in low for word in PLACEHOLDER_WORDS)
+    return _PLACEHOLDER.search(low) is not None
+
+
+_PLACEHOLDER = re.compile("|".join(re.escape(w) for w in PLACEHOLDER_WORDS))
 
 
 def looks_random(body: str, *, min_distinct: int = 8) -> bool:
@@ -74,7 +87,7 @@ def token_check(kind: str, prefix_len: int) -> Check:
         token = m.group()
         if not _left_ok(text, start, _TOKEN_CHARS):
             return ()
-        if is_placeholder(token) or not looks_random(token[prefix_len:]):
+        if is_placeholder(token) or not looks_random(token[prefix_len:]) or marked_fake(text, start):
             return ()
         return (Span(start, end, kind, mask(token), 50),)
 
@@ -160,11 +173,26 @@ def aws_named_secret_check(text: str, m: re.Match[str]) -> Iterable[Span]:
     return (Span(start, end, "aws-secret-key", mask(m.group("value")), 60),)
 
 
+_JWT_HEADER_MAX = 2048
+_JWT_CHARS = _TOKEN_CHARS
+
+
 def jwt_check(text: str, m: re.Match[str]) -> Iterable[Span]:
-    start, end = m.span()
-    if not _left_ok(text, start, _TOKEN_CHARS) or is_placeholder(m.group()):
+    """Anchored at ``.eyJ`` (the payload): the header ``eyJ...`` runs back from the dot."""
+    end = m.end()
+    start, floor = m.start(), max(0, m.start() - _JWT_HEADER_MAX)
+    while start > floor and text[start - 1] in _JWT_CHARS:
+        start -= 1
+    if m.start() - start < 11 or not text.startswith("eyJ", start):
         return ()
-    return (Span(start, end, "jwt", mask(m.group()), 50),)
+    from .vocab import DOC_EXAMPLES
+
+    token = text[start:end]
+    if not _left_ok(text, start, _TOKEN_CHARS) or is_placeholder(token) or marked_fake(text, start):
+        return ()
+    if token in DOC_EXAMPLES or token.rsplit(".", 1)[-1] in DOC_EXAMPLES:
+        return ()
+    return (Span(start, end, "jwt", mask(token), 50),)
 
 
 _PEM_END = re.compile(r"-----END ([A-Z0-9 ]*)PRIVATE KEY(?: BLOCK)?-----")
@@ -272,7 +300,7 @@ def random_body(body: str, min_classes: int = 2) -> bool:
 def provider_check(kind: str, body_from: int, *, group: str | None = None,
                    back: "re.Pattern[str] | None" = None, back_max: int = 0,
                    min_classes: int = 2, right: bool = True, b64_left: bool = False,
-                   left: str | None = None) -> Check:
+                   left: str | None = None, back_fixed: bool = True) -> Check:
     """A check for a provider token: not inside a longer word, not a placeholder or a
     documented example, and a random-looking body (after the ``body_from`` prefix chars).
     ``group`` names the part to redact (the rest of the match is context, e.g. a key name);
@@ -287,8 +315,9 @@ def provider_check(kind: str, body_from: int, *, group: str | None = None,
             return ()
         start, end = m.span(group) if group else m.span()
         body_start = start + body_from
-        if back is not None:
-            b = back.search(text, max(0, m.start() - back_max), m.start())
+        if back is not None:  # fixed length: one match right before; else the longest that ends there
+            lo = max(0, m.start() - back_max)
+            b = back.fullmatch(text, lo, m.start()) if back_fixed else back.search(text, lo, m.start())
             if b is None:
                 return ()
             start = body_start = b.start()
@@ -297,7 +326,7 @@ def provider_check(kind: str, body_from: int, *, group: str | None = None,
         if right and not _right_ok(text, end, _ALNUM):
             return ()
         token = text[start:end]
-        if is_placeholder(token) or token in DOC_EXAMPLES:
+        if is_placeholder(token) or token in DOC_EXAMPLES or marked_fake(text, start):
             return ()
         if not random_body(text[body_start:end], min_classes):
             return ()

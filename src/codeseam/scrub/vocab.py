@@ -19,6 +19,9 @@ NON_VALUES = frozenset({
     "xxx", "secret", "password", "token", "changeme", "todo", "tbd", "fixme", "n/a", "test",
     "pass", "passwd", "pwd", "key", "apikey", "api_key", "admin", "root", "user", "default", "empty",
     "required", "optional", "string", "str", "hidden", "masked", "unset", "none provided",
+    # well-known defaults of local services (a CI database, a dev broker): not secrets
+    "postgres", "mysql", "mariadb", "guest", "redis", "rabbitmq", "mongo", "mongodb", "sa", "changeit",
+    "letmein", "example", "sample", "demo", "local", "localdev", "dev", "development",
 })
 # A value made only of these words (split on _ - . space) names a field, it is not one:
 # PASSWORD_FIELD = 'password', TOKEN_PARAM = "access_token", HEADER = "x-api-key".
@@ -27,7 +30,7 @@ FIELD_WORDS = frozenset({
     "tokens", "key", "keys", "api", "apikey", "access", "auth", "authorization", "private",
     "client", "id", "refresh", "bearer", "session", "x", "header", "field", "name",
     "credential", "credentials", "user", "username", "login", "new", "old", "confirm",
-    "current", "value", "input", "param", "env", "var", "my", "db", "app",
+    "current", "value", "input", "param", "env", "var", "my", "db", "app", "pw",
 })
 # Bare values after ``NAME:`` that are type names (``SECRET: string``), not literals.
 TYPE_WORDS = frozenset({
@@ -109,4 +112,8 @@ DOC_EXAMPLES = frozenset({
     "AKIA" + "IOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "EXAMPLEKEY",
     "sk_test_" + "4eC39HqLyjWDarjtT1zdp7dc", "sk_test_" + "BQokikJOvBiI2HlWgH4olfQ2",
     "sk_test_" + "26PHem9AhJZvU623DfE1x4sd", "pk_test_" + "TYooMQauvdEDq54NiTphI7jx",
+    "ghp_" + "16C7e42F292c6912E7710c838347Ae178B4a",  # GitHub docs
+    "AIza" + "SyDaGmWKa4JsXZ-HjGw7ISLn_3namBGewQe",  # Google Maps docs
+    "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",  # the signature of jwt.io's example token
+    "xoxb-" + "17653672481-19874698323-pdFZKVeTuE8sk7oOcBrzbqgy",  # Slack docs
 })
