@@ -59,7 +59,7 @@ _EXPRESSION = re.compile(r"[ \t]*(?:[-+%*]|\.format\b|\.join\b|if\b|or\b|and\b|\
 
 def name_literals() -> tuple[str, ...]:
     """Every literal the rule is anchored at (a secret word in each case style)."""
-    words = [*PASSWORD_WORDS, *SECRET_WORDS, "api_key", "api-key"]
+    words = [*PASSWORD_WORDS, *SECRET_WORDS, "api_key", "api-key", "pass"]
     out = {v for w in words for v in (w, w.title(), w.upper())}
     out |= {"apiKey", "ApiKey", "APIKey", "Api-Key", "API-Key", "_KEY_BASE", "_key_base", "_auth"}
     for qualifiers, word in ((KEY_QUALIFIERS, "key"), (PASS_QUALIFIERS, "pass")):
@@ -110,8 +110,8 @@ def secret_name(name: str) -> str | None:
         if before and (before[-1].upper() in KEY_QUALIFIERS or qualifier in KEY_QUALIFIERS):
             return "secret"
         return None
-    if last == "pass":
-        return "password" if before and before[-1].upper() in PASS_QUALIFIERS else None
+    if last == "pass":  # alone it is a password (pass: x in YAML); a statement never takes "=" or ":"
+        return "password" if not before or before[-1].upper() in PASS_QUALIFIERS else None
     if last.islower() and len(words) == 1 and name.islower():  # lowercase compounds: authtoken
         for w in PASSWORD_WORDS:
             if last.endswith(w) and len(last) - len(w) >= 2:

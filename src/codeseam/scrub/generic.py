@@ -83,6 +83,10 @@ _TOOL_FLAGS = {
     "redis-cli": re.compile(r"""[ \t]-a[ \t]+(?P<v>'[^'\n]+'|"[^"\n]+"|[^\s'"`]+)"""),
     "login": re.compile(r"""[ \t]-p[ \t]+(?P<v>'[^'\n]+'|"[^"\n]+"|[^\s'"`]+)"""),
     "curl": re.compile(r"""[ \t](?:-u|--user)[ \t=]*(?P<v>'[^'\n]+'|"[^"\n]+"|[^\s'"`]+)"""),
+    # htpasswd -b[c] FILE USER PASSWORD
+    "htpasswd": re.compile(r"""[ \t]-[a-zA-Z]*b[a-zA-Z]*[ \t]+\S+[ \t]+\S+[ \t]+(?P<v>'[^'\n]+'|"[^"\n]+"|[^\s'"`]+)"""),
+    # openssl ... -passout pass:SECRET (env:VAR and file:PATH are references)
+    "openssl": re.compile(r"""[ \t]-pass(?:in|out|word)?[ \t]+["']?pass:(?P<v>[^\s'"`]+)"""),
 }
 
 
