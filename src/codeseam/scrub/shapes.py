@@ -41,8 +41,8 @@ def marked_fake(text: str, start: int) -> bool:
 def is_placeholder(value: str) -> bool:
     """A stand-in value: ``your-api-key``, ``change-me``, ``XXXX``, ``<token>``, ``***``."""
     low = value.lower()
-    if low.strip(" .*x-_") == "":
-        return True
+    if low.strip(" .*x-_\u2022#") == "" or (low[:1] == "[" and low[-1:] == "]"):
+        return True  # ***, xxxx, ••••, [PASSWORD]
     return _PLACEHOLDER.search(low) is not None
 
 

@@ -11,7 +11,8 @@ PLACEHOLDER_WORDS = (
     "your-", "your_", "yourapi", "yoursecret", "yourtoken", "yourpassword", "change-me",
     "change_me", "changeme", "changeit", "replace-me", "replace_me", "replaceme",
     "example", "placeholder", "dummy", "redacted", "xxxx", "***", "...", "\u2026",
-    "<", ">", "{{", "}}", "-here", "_here",
+    "<", ">", "{{", "}}", "-here", "_here", "replace", "insert-", "insert_", "enter-your", "enter_your",
+    "put-your", "put_your", "fill-in", "fill_in", "not-set", "not_set", "notset",
 )
 # Whole values that carry no secret (compared lower-cased).
 NON_VALUES = frozenset({
