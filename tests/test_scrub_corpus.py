@@ -78,3 +78,14 @@ def test_no_secret_survives_and_kinds_are_right(seed):
                     kind in GENERIC and any(placeholder(k) in line for k in GENERIC)):
                 wrong[kind] += 1
     assert not wrong, wrong
+
+
+def test_previews_never_show_a_secret():
+    """A preview shows at most a token's public prefix (glpa…); a password, a name rule's
+    value or a URL's password shows only its length."""
+    for doc in build_corpus(SEEDS[1]):
+        for r in scrub_text(doc.text).redactions:
+            assert not any(len(sec) >= 6 and sec in r.preview for sec in doc.secrets), r
+            head = r.preview.split("\u2026")[0]
+            if r.kind in GENERIC | {"aws-secret-key", "docker-auth"}:  # "name=…", "user:…", "--password …"
+                assert head == "" or head[-1] in "= :", (r, head)

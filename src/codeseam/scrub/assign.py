@@ -271,7 +271,7 @@ def _flag_value(text: str, name: str, sort: str, pos: int, list_form: bool) -> I
         return ()
     if not value_is_literal(value, sort, screaming=False):
         return ()
-    return (Span(start, end, "cli-password", f"{name} {mask(value)}", 30),)
+    return (Span(start, end, "cli-password", f"{name} {mask(value, 0)}", 30),)
 
 
 _ARG_END = re.compile(r"[ \t]*[),]")
@@ -309,7 +309,7 @@ def _call_value(text: str, m: re.Match[str], ns: int, name: str) -> Iterable[Spa
     value = v.group("v")
     if not value_is_literal(value, sort, screaming=name.isupper()):
         return ()
-    return (Span(v.start("v"), v.end("v"), "secret-assignment", f"{name.strip(chr(34) + chr(39))}={mask(value)}", 10),)
+    return (Span(v.start("v"), v.end("v"), "secret-assignment", f"{name.strip(chr(34) + chr(39))}={mask(value, 0)}", 10),)
 
 
 def assignment_check(text: str, m: re.Match[str]) -> Iterable[Span]:
@@ -371,4 +371,4 @@ def assignment_check(text: str, m: re.Match[str]) -> Iterable[Span]:
     if not value_is_literal(value, sort, screaming):
         return ()
     shown = name.strip("\"'`$@").lstrip("_")
-    return (Span(span[0], span[1], "secret-assignment", f"{shown}={mask(value)}", 10),)
+    return (Span(span[0], span[1], "secret-assignment", f"{shown}={mask(value, 0)}", 10),)

@@ -61,7 +61,7 @@ def url_check(text: str, m: re.Match[str]) -> Iterable[Span]:
         return ()
     if not value_is_literal(pw, "password", screaming=True):
         return ()
-    return (Span(m.start("pw"), m.end("pw"), "url-credentials", f"{user}:{mask(pw)}@", 40),)
+    return (Span(m.start("pw"), m.end("pw"), "url-credentials", f"{user}:{mask(pw, 0)}@", 40),)
 
 
 def _cli_value(value: str, sort: str, *, positional: bool = False) -> bool:
@@ -110,7 +110,7 @@ def tool_check(text: str, m: re.Match[str]) -> Iterable[Span]:
             value = pw
         elif value.startswith("-") or not _cli_value(value, "password", positional=True):
             continue
-        out.append(Span(start, start + len(value), "cli-password", f"{tool} {mask(value)}", 30))
+        out.append(Span(start, start + len(value), "cli-password", f"{tool} {mask(value, 0)}", 30))
     return out
 
 
@@ -118,7 +118,7 @@ def sql_check(text: str, m: re.Match[str]) -> Iterable[Span]:
     value = m.group("v")
     if not _cli_value(value, "password", positional=True):
         return ()
-    return (Span(m.start("v"), m.end("v"), "cli-password", f"PASSWORD {mask(value)}", 30),)
+    return (Span(m.start("v"), m.end("v"), "cli-password", f"PASSWORD {mask(value, 0)}", 30),)
 
 
 def header_check(text: str, m: re.Match[str]) -> Iterable[Span]:
@@ -139,7 +139,7 @@ def header_check(text: str, m: re.Match[str]) -> Iterable[Span]:
             return ()
     elif not value_is_literal(value, "secret", screaming=False):
         return ()
-    return (Span(m.start("v"), m.end("v"), "auth-header", f"{m.group('scheme')} {mask(value)}", 30),)
+    return (Span(m.start("v"), m.end("v"), "auth-header", f"{m.group('scheme')} {mask(value, 0)}", 30),)
 
 
 def connection_check(text: str, m: re.Match[str]) -> Iterable[Span]:
@@ -151,7 +151,7 @@ def connection_check(text: str, m: re.Match[str]) -> Iterable[Span]:
     value = m.group("v")
     if not value_is_literal(value, "password", screaming=True):
         return ()
-    return (Span(m.start("v"), m.end("v"), "connection-string", f"Password={mask(value)}", 30),)
+    return (Span(m.start("v"), m.end("v"), "connection-string", f"Password={mask(value, 0)}", 30),)
 
 
 _ATTR_NAME = re.compile(r"""\b(?:key|name|id)=["'](?P<n>[^"'<>\n]{1,80})["'][^<>\n]{0,80}\Z""")
@@ -168,7 +168,7 @@ def attribute_check(text: str, m: re.Match[str]) -> Iterable[Span]:
     value = m.group("v")
     if sort is None or not value_is_literal(value, sort, screaming=False):
         return ()
-    return (Span(m.start("v"), m.end("v"), "secret-assignment", f"{a.group('n')}={mask(value)}", 12),)
+    return (Span(m.start("v"), m.end("v"), "secret-assignment", f"{a.group('n')}={mask(value, 0)}", 12),)
 
 
 def env_pair_check(text: str, m: re.Match[str]) -> Iterable[Span]:
@@ -182,7 +182,7 @@ def env_pair_check(text: str, m: re.Match[str]) -> Iterable[Span]:
     start = m.start("v") + (len(m.group("v")) - len(m.group("v").lstrip())) + skip
     if not value_is_literal(value, sort, screaming=name.isupper()):
         return ()
-    return (Span(start, start + len(value), "secret-assignment", f"{name}={mask(value)}", 12),)
+    return (Span(start, start + len(value), "secret-assignment", f"{name}={mask(value, 0)}", 12),)
 
 
 _DOC_SEP = re.compile(r"^---", re.M)
@@ -231,7 +231,7 @@ def k8s_secret_check(text: str, m: re.Match[str]) -> Iterable[Span]:
             if sort is not None and (plain.lower() in NON_VALUES or is_placeholder(plain)):
                 continue
             start = e.start("v") + (1 if e.group("v")[0] in "\"'" else 0)
-            out.append(Span(start, start + len(value), "k8s-secret", f"{key}={mask(value)}", 35))
+            out.append(Span(start, start + len(value), "k8s-secret", f"{key}={mask(value, 0)}", 35))
     return out
 
 
@@ -253,7 +253,7 @@ def _docker_auth(text: str, start: int, config: bool) -> Iterable[Span]:
         user, sep, pw = decoded.partition(":")
         if not sep or not pw or not decoded.isprintable() or pw.lower() in NON_VALUES:
             return ()
-    return (Span(run.start(), run.end(), "docker-auth", mask(value), 45),)
+    return (Span(run.start(), run.end(), "docker-auth", mask(value, 0), 45),)
 
 
 def docker_auth_check(text: str, m: re.Match[str]) -> Iterable[Span]:

@@ -65,14 +65,18 @@ def _right_ok(text: str, end: int, banned: frozenset[str]) -> bool:
     return end >= len(text) or text[end] not in banned
 
 
-def mask(secret: str) -> str:
+def mask(secret: str, shown: int | None = None) -> str:
     """A safe preview: at most 4 leading characters (none for short values) and the length.
+    ``shown`` caps the leading characters further: a token shows at most its public prefix
+    (``glpa``), a password or any other value with no public prefix shows none (``shown=0``).
 
     >>> mask("hunter2")
     '…(7 chars)'
     """
     s = " ".join(secret.split())
     n = 0 if len(s) < 12 else min(4, len(s) // 6)
+    if shown is not None:
+        n = min(n, shown)
     return f"{s[:n]}…({len(secret)} chars)"
 
 
@@ -89,7 +93,7 @@ def token_check(kind: str, prefix_len: int) -> Check:
             return ()
         if is_placeholder(token) or not looks_random(token[prefix_len:]) or marked_fake(text, start):
             return ()
-        return (Span(start, end, kind, mask(token), 50),)
+        return (Span(start, end, kind, mask(token, prefix_len), 50),)
 
     return check
 
@@ -157,7 +161,7 @@ def aws_secret_check(text: str, m: re.Match[str]) -> Iterable[Span]:
     lo, hi = _neighbourhood(text, start, end)
     if not any(_valid_aws_id(text, *k.span()) for k in _AWS_ID.finditer(text, lo, hi)):
         return ()
-    return (Span(start, end, "aws-secret-key", mask(m.group()), 60),)
+    return (Span(start, end, "aws-secret-key", mask(m.group(), 0), 60),)
 
 
 _AWS_SECRET_NAME = re.compile(r"(?:[Ss]ecret_?[Aa]|SECRET_?A)\Z")
@@ -170,7 +174,7 @@ def aws_named_secret_check(text: str, m: re.Match[str]) -> Iterable[Span]:
         return ()
     if not _aws_secret_shape(text, start, end):
         return ()
-    return (Span(start, end, "aws-secret-key", mask(m.group("value")), 60),)
+    return (Span(start, end, "aws-secret-key", mask(m.group("value"), 0), 60),)
 
 
 _JWT_HEADER_MAX = 2048
@@ -192,7 +196,7 @@ def jwt_check(text: str, m: re.Match[str]) -> Iterable[Span]:
         return ()
     if token in DOC_EXAMPLES or token.rsplit(".", 1)[-1] in DOC_EXAMPLES:
         return ()
-    return (Span(start, end, "jwt", mask(token), 50),)
+    return (Span(start, end, "jwt", mask(token, 3), 50),)
 
 
 _PEM_END = re.compile(r"-----END ([A-Z0-9 ]*)PRIVATE KEY(?: BLOCK)?-----")
@@ -330,6 +334,6 @@ def provider_check(kind: str, body_from: int, *, group: str | None = None,
             return ()
         if not random_body(text[body_start:end], min_classes):
             return ()
-        return (Span(start, end, kind, mask(token), 55),)
+        return (Span(start, end, kind, mask(token, 0 if back is not None else min(body_from, 4)), 55),)
 
     return check
