@@ -174,6 +174,8 @@ def test_secret_names_in_any_case_style(name, sort):
     'ds.setPassword("Wq7mZ2xLp9!")', "define( 'DB_PASSWORD', 'Wq7mZ2xLp9!' );",
     'os.environ.setdefault("API_TOKEN", "Wq7mZ2xLp9Kd2Rt5Yb8Nc3Vf6")', "password = vcOsFfjBFmzqjUF6GgG118",
     'var sessionKey = []byte("kOgdPxGrB/ipwuyaghmQpWqWPExuHHzT")', "_auth=" + "Y2ktYm90Oldp" + "bnRlcl8yMQ==",
+    'os.environ["SERVICE_TOKEN"] = "Wq7mZ2xLp9Kd2Rt5Yb8Nc3Vf6"', 'headers["X-Api-Key"] = "a983694d1b428f3e50e86c2c5f2ca963"',
+    '<meta name="api-key" content="Wq7mZ2xLp9Kd2Rt5Yb8Nc3Vf6">', "  pass: 3qdXWPJx^#d8ut8pdq",
 ])
 def test_name_rule_in_any_case_style(line):
     assert [k for k, _ in redacted(line)] == ["secret-assignment"], line
@@ -188,6 +190,8 @@ def test_name_rule_in_any_case_style(line):
     '"stripeKey": "pk_live_' + "Wq7mZ2xLp9Kd2Rt5Yb8Nc3Vf6Gh1Jk4L" + '"', "    POSTGRES_PASSWORD: postgres",
     'apiToken = "abcdefgh123"', 'x = os.environ.get("API_TOKEN", "")', "  apiKey: \"{{ .Values.apiKey }}\"",
     "SECRET = os.environ['SECRET']", "password: <%= ENV['DB_PASSWORD'] %>", 'header = "X-API-Key"',
+    'x = config["password"]', 'if d["password"] == pw:', '<meta name="csrf-token" content="Wq7mZ2xLp9Kd2Rt5Yb8Nc3Vf6">',
+    'api_key = "REPLACE_WITH_YOUR_KEY"', 'password: "[PASSWORD]"', "    pass",
 ])
 def test_name_rule_leaves_code_and_stand_ins_alone(line):
     assert clean(line), line

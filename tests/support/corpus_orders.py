@@ -37,6 +37,9 @@ token_endpoint = "https://login.example.org/oauth2/token" ⟪hn⟫
 checksum = "«-:sha256»" ⟪hn⟫
 user_id = "«-:uuid4»" ⟪hn⟫
 ds.setPassword("«secret-assignment:strong_password»")
+os.environ["ORDERS_SERVICE_TOKEN"] = "«secret-assignment:mixed40»"
+session.headers["X-Api-Key"] = "«secret-assignment:hex_secret»"
+token = session.headers["X-Api-Key"] ⟪hn⟫
 os.environ.setdefault("API_TOKEN", "«secret-assignment:mixed40»")
 '''
 FILES["web/src/api.ts"] = r'''import { Octokit } from "@octokit/rest";
@@ -114,6 +117,8 @@ FILES["orders/web/index.html"] = r'''<html><head>
 <script src="https://maps.googleapis.com/maps/api/js?key=«google-api-key:google_api_key»"></script>
 <script src="/static/app.js" integrity="«-:sri»"></script> ⟪hn⟫
 <meta name="csrf-token" content="«-:hex_secret»"> ⟪hn⟫
+<meta name="orders-api-key" content="«secret-assignment:mixed32»">
+<meta name="google-site-verification" content="«-:mixed40»"> ⟪hn⟫
 </head><body>
 <img src="«-:png_data_uri»" alt=""> ⟪hn⟫
 <label for="password">Password</label><input id="password" type="password" name="password"> ⟪hn⟫

@@ -317,6 +317,8 @@ def assignment_check(text: str, m: re.Match[str]) -> Iterable[Span]:
     ns = _name_start(text, ws)
     name = text[ns:m.end("word")]
     op = m.group("op")
+    if m.group("br") and not (m.group("q") and ns > 0 and text[ns - 1] == m.group("q") and op == "="):
+        return ()  # only env["API_KEY"] = "..." (a subscript assigned a literal)
     if op == "(" or (op == "," and not name.startswith("--")):
         return _call_value(text, m, ns, name)
     if op in ("", ",") or name.startswith("--"):  # a command-line option, or nothing

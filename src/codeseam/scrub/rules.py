@@ -157,8 +157,8 @@ _GENERIC: tuple[Rule, ...] = (
          re.compile(r"(?:[Pp]assword|PASSWORD|[Pp]wd|PWD)=(?P<v>[^;,&\"'\s<>()]{1,256})"),
          generic.connection_check, needs=_case_variants("Password=", "Pwd="), anchored=True),
     Rule("attribute-secret", "secret-assignment",
-         re.compile(r"""value=(?P<q>["'])(?P<v>[^"'\n<>]{1,512})(?P=q)"""),
-         generic.attribute_check, needs=('value="', "value='"), anchored=True),
+         re.compile(r"""(?:value|content)=(?P<q>["'])(?P<v>[^"'\n<>]{1,512})(?P=q)"""),
+         generic.attribute_check, needs=('value="', "value='", 'content="', "content='"), anchored=True),
     Rule("env-pair-secret", "secret-assignment",
          re.compile(r"""name:[ \t]*["']?(?P<n>[A-Za-z_][A-Za-z0-9_.-]{0,127})["']?[ \t]*\r?\n[ \t]*(?:-[ \t]+)?"""
                     r"""value:(?P<v>[^\n]{0,4096})"""),
@@ -175,7 +175,7 @@ _GENERIC: tuple[Rule, ...] = (
          generic.docker_config_check,
          needs=("eyJhdXRocyI6",), anchored=True),
     Rule("secret-assignment", "secret-assignment",
-         re.compile(r"""(?P<word>[A-Za-z_][A-Za-z_-]{0,63})(?P<q>["'`]?)(?P<sp>[ \t]*)(?P<op>:=|\?=|=>|=|:|>|,|\(|)(?![=:>])"""),
+         re.compile(r"""(?P<word>[A-Za-z_][A-Za-z_-]{0,63})(?P<q>["'`]?)(?P<br>\]?)(?P<sp>[ \t]*)(?P<op>:=|\?=|=>|=|:|>|,|\(|)(?![=:>])"""),
          assignment_check, needs=name_literals(), anchored=True),
 )
 
