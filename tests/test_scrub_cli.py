@@ -56,7 +56,13 @@ def test_json_document(repo):
     assert {(f["path"], f["line"], f["kind"]) for f in doc["findings"]} == {
         (f"{root}/src/app.py", 1, "email"), (f"{root}/src/app.py", 4, "openai-key"),
         (f"{root}/.env", 1, "secret-assignment"), (f"{root}/.env", 2, "github-token")}
-    assert all(set(f) == {"path", "line", "kind", "preview"} for f in doc["findings"])
+    assert all(set(f) == {"path", "line", "kind", "rule", "preview"} for f in doc["findings"])
+    github_rule = {"ghp_": "github-pat", "gho_": "github-oauth", "ghu_": "github-user-to-server",
+                   "ghs_": "github-server-to-server", "ghr_": "github-refresh"}.get(
+        secrets["token"][:4], "github-fine-grained-pat")
+    assert {(f["kind"], f["rule"]) for f in doc["findings"]} == {
+        ("email", "email"), ("openai-key", "openai-key"), ("secret-assignment", "secret-assignment"),
+        ("github-token", github_rule)}
     for secret in secrets.values():
         assert secret not in res.output
 

@@ -291,9 +291,14 @@ def test_mask_reveals_at_most_four_leading_chars(secret):
     assert secret[:len(shown)] == shown and "\n" not in m and f"({len(secret)} chars)" in m
 
 
-def test_every_kind_has_a_rule_and_a_test():
-    assert set(KINDS) == {"private-key", "openai-key", "github-token", "slack-token", "aws-access-key-id",
-                          "aws-secret-key", "jwt", "email", "phone", "secret-assignment"}
+def test_every_rule_has_an_id_and_a_kind_and_reports_it():
+    from codeseam.scrub.rules import RULES
+
+    assert all(r.id and r.kind in KINDS for r in RULES)
+    assert {"private-key", "openai-key", "github-token", "slack-token", "aws-access-key-id", "aws-secret-key",
+            "jwt", "email", "phone", "secret-assignment"} <= set(KINDS)  # the kinds of issue 4 stay
+    res = scrub_text("GITLAB=" + "glpat-" + "xK9mQ2vL7pR4tN8wZ3bY" + "\n")
+    assert [(r.kind, r.rule) for r in res.redactions] == [("gitlab-token", "gitlab-pat")]
 
 
 # ------------------------------------------------------------------------ properties

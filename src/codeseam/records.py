@@ -84,8 +84,9 @@ class Redaction:
     """One secret found by the scrubber. Never carries the secret itself."""
 
     line: int  # 1-based line within the scanned text
-    kind: str  # rule name: openai-key, github-token, email, ...
+    kind: str  # the family, as in the placeholder: openai-key, github-token, email, ...
     preview: str  # masked preview, safe to print
+    rule: str = ""  # the rule that found it: gitlab-pat, url-credentials, ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,33 +1,38 @@
 """A labelled corpus of secret lines and hard negatives, generated at run time.
 
 Nothing here is a literal token: every secret is built from a seeded ``random.Random`` with
-the right shape (prefix, alphabet, length), so no committed file trips push protection, and
-every run with the same seed builds the same corpus.
+the shape its provider documents (``corpus_tokens.Gen``), so no committed file trips push
+protection, and every run with the same seed builds the same corpus.
 
-A corpus is a list of ``Doc``: a small file in one format (``env``, ``sh``, ``yaml``,
-``json``, ``js``, ``ts``, ``py``, ``go``) whose secret lines are labelled with the expected
-kind; every other line is a negative (the hard negatives are whole docs of lines that only
-look like secrets). ``evaluate`` scores a scrubber per line: a line is flagged when the
-scrubber changed it.
+Two halves:
+
+- a grid (this module): every core kind in every format (``env``, ``sh``, ``yaml``, ``json``,
+  ``js``, ``ts``, ``py``, ``go``) under a neutral name, every provider token under a neutral
+  name in two formats, the name rule's assignments, AWS pairs, PEM blocks, and whole docs of
+  hard negatives;
+- a small service repository (``corpus_repo``): .env files, CI workflows, Helm values,
+  Kubernetes manifests, shell scripts, Python, Go, TypeScript, JSON, HTML, Dockerfiles, TOML,
+  XML, properties, Terraform and Markdown, written as such files are, with the secrets and
+  the look-alikes (placeholders, env lookups, hashes, digests, UUIDs, data: URIs, public
+  keys, doc examples, test fixtures) that real repositories hold.
+
+A ``Doc`` is one file whose secret lines are labelled with the expected kind; every other
+line is a negative, and the lines marked hard are counted as hard negatives. ``evaluate``
+scores a scanner per line: a line is flagged when the scanner changed (or reported) it.
 """
 
 from __future__ import annotations
 
-import base64
-import json
-import random
-import string
 import uuid
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
+from .corpus_repo import ALL_FILES, expand
+from .corpus_tokens import B32, B62, B64, URLSAFE, Gen  # noqa: F401  (re-exported for tests)
+
 FORMATS = ("env", "sh", "yaml", "json", "js", "ts", "py", "go")
 EXT = {"env": ".env", "sh": ".sh", "yaml": ".yaml", "json": ".json", "js": ".js",
        "ts": ".ts", "py": ".py", "go": ".go"}
-B62 = string.ascii_letters + string.digits
-B64 = B62 + "+/"
-URLSAFE = B62 + "-_"
-B32 = string.ascii_uppercase + "234567"
 
 
 @dataclass(frozen=True)
@@ -37,102 +42,8 @@ class Doc:
     labels: dict[int, str] = field(default_factory=dict)  # 1-based line -> expected kind
     secrets: tuple[str, ...] = ()  # must not survive scrubbing
     note: str = ""
-
-
-class Gen:
-    """Random values with the shapes of real secrets (and of things that are not)."""
-
-    def __init__(self, seed: int) -> None:
-        self.r = random.Random(seed)
-
-    def chars(self, alphabet: str, n: int) -> str:
-        return "".join(self.r.choice(alphabet) for _ in range(n))
-
-    def mixed(self, alphabet: str, n: int) -> str:
-        """Like a real key: has upper, lower and digits (redrawn until it does)."""
-        while True:
-            s = self.chars(alphabet, n)
-            if any(c.isupper() for c in s) and any(c.islower() for c in s) and any(c.isdigit() for c in s):
-                return s
-
-    def digits(self, n: int) -> str:
-        return str(self.r.randint(1, 9)) + self.chars(string.digits, n - 1)
-
-    def hexs(self, n: int) -> str:
-        return self.chars("0123456789abcdef", n)
-
-    def b64bytes(self, n: int, alt: bytes = b"+/") -> str:
-        return base64.b64encode(self.r.randbytes(n), altchars=alt).decode()
-
-    # -- secrets ---------------------------------------------------------------------------
-    def openai(self) -> str:
-        choice = self.r.randrange(3)
-        if choice == 0:
-            return "sk" + "-" + self.mixed(B62, 48)
-        if choice == 1:
-            return "sk-" + "proj-" + self.mixed(URLSAFE, 156)
-        return "sk-" + "ant-api03-" + self.mixed(URLSAFE, 93) + "AA"
-
-    def github(self) -> str:
-        choice = self.r.randrange(4)
-        if choice == 3:
-            return "github" + "_pat_" + self.mixed(B62, 22) + "_" + self.mixed(B62, 59)
-        return "gh" + "pos"[choice] + "_" + self.mixed(B62, 36)
-
-    def slack(self) -> str:
-        kind = self.r.choice("baprs")
-        if kind == "p":
-            return ("xox" + "p-" + self.digits(12) + "-" + self.digits(12) + "-" + self.digits(13)
-                    + "-" + self.hexs(32))
-        return "xox" + kind + "-" + self.digits(12) + "-" + self.digits(13) + "-" + self.mixed(B62, 24)
-
-    def aws_id(self) -> str:
-        return self.r.choice(["AK" + "IA", "AS" + "IA"]) + self.chars(B32, 16)
-
-    def aws_secret(self) -> str:
-        return self.mixed(B64, 40)
-
-    def jwt(self) -> str:
-        def enc(obj: object) -> str:
-            return base64.urlsafe_b64encode(json.dumps(obj).encode()).decode().rstrip("=")
-        claims = {"sub": self.digits(10), "name": self.r.choice(["Ada", "Linus", "Grace"]),
-                  "iat": self.r.randint(1_600_000_000, 1_800_000_000)}
-        sig = base64.urlsafe_b64encode(self.r.randbytes(32)).decode().rstrip("=")
-        return enc({"alg": self.r.choice(["HS256", "RS256"]), "typ": "JWT"}) + "." + enc(claims) + "." + sig
-
-    def pem(self) -> list[str]:
-        kind = self.r.choice(["RSA ", "EC ", "", "OPENSSH ", "ENCRYPTED "])
-        body = self.b64bytes(self.r.randint(300, 900))
-        width = 70 if kind == "OPENSSH " else 64
-        lines = [body[i:i + width] for i in range(0, len(body), width)]
-        return [f"-----BEGIN {kind}PRIVATE KEY-----", *lines, f"-----END {kind}PRIVATE KEY-----"]
-
-    def email(self) -> str:
-        first = self.r.choice(["jane", "omar", "li", "sofia", "mehmet", "anna", "raj", "zoe"])
-        last = self.r.choice(["doe", "khan", "wei", "rossi", "yilmaz", "novak", "patel", "ng"])
-        domain = self.r.choice(["acme-corp.com", "mailbox.org", "uni-heidelberg.de",
-                                "startup.io", "example-bank.co.uk", "posteo.net", "fastmail.fm",
-                                "agency.dev", "gmail.com"])
-        sep = self.r.choice([".", "_", "", "+"])
-        return f"{first}{sep}{last}{self.r.choice(['', str(self.r.randint(1, 99))])}@{domain}"
-
-    def phone(self) -> str:
-        d = self.digits
-        area = str(self.r.randint(2, 9)) + self.chars(string.digits, 2)  # NANP: no leading 0/1
-        return self.r.choice([
-            f"+44 20 {d(4)} {d(4)}", f"+1 ({area}) 555-{d(4)}", f"+49 30 {d(7)}",
-            f"+33 1 {d(2)} {d(2)} {d(2)} {d(2)}", f"({area}) 555-{d(4)}", f"+90 212 {d(3)} {d(2)} {d(2)}",
-            f"+1-{area}-555-{d(4)}", f"+81 3-{d(4)}-{d(4)}", f"+91 98{d(3)} {d(5)}",
-        ])
-
-    def password(self) -> str:
-        word = self.r.choice(["hunter", "Tr0ub4dor", "dragon", "Summer", "monkey", "P@ssw0rd"])
-        return word + self.r.choice(["", "!", "#", "&", "_"]) + self.digits(self.r.randint(1, 4))
-
-    def credential(self) -> str:
-        return self.r.choice([self.password(), self.mixed(B62, 32), self.hexs(40),
-                              "django-insecure-" + self.mixed(B62 + "!@#%^&*(-_=+)", 50)
-                              .replace("'", "").replace('"', "")])
+    name: str = ""  # a file name for scanners that look at it (``repo/...`` for the repo half)
+    hard: int = 0  # hard-negative lines in the doc (all of them in a "hard negatives" doc)
 
 
 # -------------------------------------------------------------------------------- lines
@@ -339,14 +250,94 @@ def _hard_negative_docs(g: Gen) -> list[Doc]:
     return [_doc(fmt, [(line, None) for line in items], (), "hard negatives") for fmt, items in lines.items()]
 
 
+# provider tokens: kind -> generator; each goes under a neutral name in two formats, so the
+# shape rule has to find it (the name rule cannot)
+PROVIDER_SHAPES: dict[str, Callable[[Gen], str]] = {
+    "gitlab-token": Gen.gitlab, "bitbucket-token": Gen.bitbucket_app_password, "atlassian-token": Gen.atlassian,
+    "circleci-token": Gen.circleci, "buildkite-token": Gen.buildkite, "sourcegraph-token": Gen.sourcegraph,
+    "sonar-token": Gen.sonar, "npm-token": Gen.npm, "pypi-token": Gen.pypi, "rubygems-token": Gen.rubygems,
+    "nuget-key": Gen.nuget, "dockerhub-token": Gen.dockerhub, "crates-token": Gen.crates, "jfrog-token": Gen.jfrog,
+    "clojars-token": Gen.clojars, "google-api-key": Gen.google_api_key, "google-oauth": Gen.gcp_oauth_secret,
+    "azure-client-secret": Gen.azure_client_secret, "digitalocean-token": Gen.digitalocean,
+    "alibaba-key": Gen.alibaba, "heroku-key": Gen.heroku, "databricks-token": Gen.databricks,
+    "vault-token": Gen.vault, "terraform-token": Gen.terraform, "doppler-token": Gen.doppler,
+    "pulumi-token": Gen.pulumi, "cloudflare-key": Gen.cloudflare_origin_ca, "flyio-token": Gen.flyio,
+    "supabase-token": Gen.supabase, "netlify-token": Gen.netlify, "tailscale-key": Gen.tailscale,
+    "openshift-token": Gen.openshift, "slack-webhook": Gen.slack_webhook, "discord-webhook": Gen.discord_webhook,
+    "teams-webhook": Gen.teams_webhook, "telegram-token": Gen.telegram, "stripe-key": Gen.stripe,
+    "square-token": Gen.square, "braintree-token": Gen.braintree, "shopify-token": Gen.shopify,
+    "flutterwave-key": Gen.flutterwave, "plaid-token": Gen.plaid, "sendgrid-key": Gen.sendgrid,
+    "mailgun-key": lambda g: "key-" + g.hexs(32), "mailchimp-key": Gen.mailchimp, "twilio-key": Gen.twilio_key,
+    "brevo-key": Gen.brevo, "mailersend-token": Gen.mailersend, "anthropic-key": Gen.anthropic,
+    "huggingface-token": Gen.huggingface, "groq-key": Gen.groq, "replicate-token": Gen.replicate,
+    "perplexity-key": Gen.perplexity, "xai-key": Gen.xai, "grafana-token": Gen.grafana, "sentry-token": Gen.sentry,
+    "newrelic-key": Gen.newrelic, "linear-key": Gen.linear, "postman-key": Gen.postman, "notion-token": Gen.notion,
+"figma-token": Gen.figma, "hubspot-token": Gen.hubspot,
+    "dynatrace-token": Gen.dynatrace, "easypost-key": Gen.easypost, "contentful-token": Gen.contentful,
+    "mapbox-token": Gen.mapbox_secret, "facebook-token": Gen.facebook, "dropbox-token": Gen.dropbox,
+    "firebase-key": Gen.fcm, "onepassword-token": Gen.onepassword, "age-key": Gen.age,
+"adafruit-key": Gen.adafruit, "deno-token": Gen.deno,
+    "docker-token": Gen.docker_swarm, "duffel-token": Gen.duffel, "elevenlabs-key": Gen.elevenlabs,
+    "frameio-token": Gen.frameio, "gocardless-token": Gen.gocardless, "infracost-key": Gen.infracost,
+    "langsmith-key": Gen.langsmith, "neon-key": Gen.neon, "nvidia-key": Gen.nvidia, "octopus-key": Gen.octopus,
+    "packagist-token": Gen.packagist, "pinecone-key": Gen.pinecone, "planetscale-token": Gen.planetscale,
+    "prefect-key": Gen.prefect, "readme-key": Gen.readme, "render-key": Gen.render, "shippo-token": Gen.shippo,
+    "tavily-key": Gen.tavily, "typeform-token": Gen.typeform, "zapier-webhook": Gen.zapier,
+}
+_NEUTRAL = ("upstream_cfg", "conn_info", "remote_cfg", "integration", "vendor_cfg", "sink")
+
+
+def _provider_docs(g: Gen) -> list[Doc]:
+    docs = []
+    for kind, make in PROVIDER_SHAPES.items():
+        for fmt in g.r.sample(FORMATS, 2):
+            value = make(g)
+            docs.append(_doc(fmt, [(assign_line(fmt, g.r.choice(_NEUTRAL), value), kind)], (value,), kind))
+    return docs
+
+
+# file type of a repo document, from its name
+_TYPES = (("Dockerfile", "dockerfile"), ("Jenkinsfile", "groovy"), (".env", "env"), (".yml", "yaml"),
+          (".yaml", "yaml"), (".sh", "sh"), (".py", "py"), (".go", "go"), (".ts", "ts"), (".json", "json"),
+          (".html", "html"), (".css", "css"), (".toml", "toml"), (".xml", "xml"), (".Config", "xml"),
+          (".properties", "properties"), (".tf", "tf"), (".terraformrc", "tf"), (".md", "md"), (".rb", "rb"),
+          (".lock", "lock"), (".php", "php"), (".npmrc", "ini"), (".pypirc", "ini"), (".netrc", "netrc"),
+          (".git-credentials", "netrc"))
+
+
+def file_type(name: str) -> str:
+    base = name.rsplit("/", 1)[-1]
+    for marker, fmt in _TYPES:
+        if base == marker or base.endswith(marker) or (marker == ".env" and base.startswith(".env")):
+            return fmt
+    raise ValueError(f"no file type for {name}")
+
+
+def _repo_docs(g: Gen) -> list[Doc]:
+    docs = []
+    for name, template in ALL_FILES.items():
+        text, labels, secrets, hard = expand(template, g)
+        docs.append(Doc(file_type(name), text, labels, secrets, "repo", "repo/" + name, hard))
+    return docs
+
+
 def build_corpus(seed: int = 20240611) -> list[Doc]:
-    """The labelled corpus: secrets of every kind in every format, then hard negatives."""
+    """The labelled corpus: the grid (every kind in every format, hard-negative docs) and
+    the files of a small service repository."""
     g = Gen(seed)
-    return [*_shape_docs(g), *_assignment_docs(g), *_aws_docs(g), *_pem_docs(g), *_hard_negative_docs(g)]
+    grid = [*_shape_docs(g), *_assignment_docs(g), *_aws_docs(g), *_pem_docs(g), *_provider_docs(g)]
+    hard = [Doc(d.fmt, d.text, d.labels, d.secrets, d.note, hard=d.text.count("\n") - 2)
+            for d in _hard_negative_docs(g)]
+    docs = [*grid, *hard, *_repo_docs(g)]
+    return [d if d.name else Doc(d.fmt, d.text, d.labels, d.secrets, d.note, f"grid/doc{i:03d}{EXT[d.fmt]}", d.hard)
+            for i, d in enumerate(docs)]
 
 
 def hard_negative_lines(corpus: list[Doc]) -> list[str]:
-    return [line for d in corpus if d.note == "hard negatives" for line in d.text.splitlines()[1:-1]]
+    """The hard-negative lines: every line of a hard-negatives doc (but its context lines),
+    and the marked lines of the repo files."""
+    out = [line for d in corpus if d.note == "hard negatives" for line in d.text.splitlines()[1:-1]]
+    return out + [f"{d.name}:{i}" for d in corpus if d.note == "repo" for i in range(d.hard)]
 
 
 def labelled_lines(corpus: list[Doc]) -> Iterator[tuple[Doc, int, str, str | None]]:

@@ -1,23 +1,40 @@
 """The scrubber's rules, as data: one ``Rule`` per shape, plus the vocabularies they use.
 
-A rule is a compiled pattern that starts with a literal (so ``re`` can jump to candidates
-instead of trying every position), an optional set of literals the text must contain for
-the rule to run at all, and a ``check`` that looks at one match in context and returns the
-spans to redact (possibly none). Boundaries are checked in ``check``, not with look-behinds,
-because a leading look-behind disables ``re``'s literal-prefix search.
+A rule is a compiled pattern, the literals it is found by (``needs``), and a ``check`` that
+looks at one match in context and returns the spans to redact (possibly none). The engine
+finds every literal of every rule in one Aho-Corasick pass over the text. An ``anchored``
+rule's pattern starts with one of its literals and is tried only where one is (``match`` at
+each hit); any other rule runs its pattern over the whole text, and only when one of its
+literals occurs (single characters are tested with ``in``). Boundaries are checked in
+``check``, not with look-behinds.
 
-Kinds (the ``<kind>`` in ``[REDACTED:<kind>]``)::
+Families (the ``<kind>`` in ``[REDACTED:<kind>]``; the rule id, finer, is in ``Redaction.rule``)::
 
-    private-key        a PEM private-key block, BEGIN to END (every line of it)
-    openai-key         sk-... (OpenAI legacy/project/service keys, Anthropic sk-ant-...)
-    github-token       ghp_/gho_/ghu_/ghs_/ghr_ tokens, github_pat_ fine-grained tokens
-    slack-token        xoxb-/xoxa-/xoxp-/xoxr-/xoxs- tokens
-    aws-access-key-id  AKIA... / ASIA...
-    aws-secret-key     a 40-char AWS secret next to a key id, or after an aws secret name
+    private-key        PEM blocks BEGIN to END (every line), base64-encoded PEM, PuTTY keys
+    cloud              aws-access-key-id, aws-secret-key, google-api-key, google-oauth,
+                       gcp-service-account (private_key_id), azure-storage-key, azure-sas,
+                       azure-client-secret, digitalocean-token, alibaba-key, heroku-key,
+                       databricks-token, vault-token, terraform-token, doppler-token,
+                       pulumi-token, cloudflare-key, flyio-token, supabase-token, ...
+    VCS and CI         github-token, gitlab-token, bitbucket-token, atlassian-token,
+                       circleci-token, buildkite-token, sourcegraph-token, sonar-token, ...
+    registries         npm-token, pypi-token, rubygems-token, nuget-key, dockerhub-token,
+                       crates-token, jfrog-token, clojars-token, packagist-token, ...
+    chat, webhooks     slack-token, slack-webhook, discord-webhook, teams-webhook,
+                       telegram-token, zapier-webhook
+    payment            stripe-key, square-token, braintree-token, shopify-token, ...
+    email and SMS      sendgrid-key, mailgun-key, mailchimp-key, twilio-key, brevo-key, ...
+    AI and SaaS        openai-key, anthropic-key, huggingface-token, groq-key, ...
     jwt                header.payload.signature, both JSON parts base64url ("eyJ")
-    email              an address at a non-reserved domain with a known TLD
-    phone              +CC with separators, or (ddd) ddd-dddd
-    secret-assignment  the literal assigned to a SCREAMING_SNAKE secret name (DB_PASSWORD=...)
+    generic            secret-assignment (a literal under a secret name, any case style),
+                       url-credentials (scheme://user:PASSWORD@host), cli-password
+                       (--password X, mysql -pX, curl -u user:X, PASSWORD 'X'), auth-header
+                       (Bearer/Basic literals), connection-string (;Password=X;),
+                       k8s-secret (data of a kind: Secret), docker-auth ("auth": base64)
+    personal data      email, phone
+
+``providers.py`` holds the provider token table; ``generic.py`` and ``assign.py`` the
+generic checks; ``shapes.py`` the core shape checks.
 """
 
 from __future__ import annotations
@@ -25,59 +42,144 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from . import shapes
-from .assign import assignment_check
+from . import generic, shapes
+from .assign import assignment_check, name_literals
+from .providers import PROVIDERS
 from .shapes import Check, Span
-from .vocab import NAME_WORDS
 
 __all__ = ["KINDS", "RULES", "RULES_VERSION", "Rule", "Span"]
 
 # Bump when a change to the rules or vocabularies changes what gets redacted, so an index
 # built with older rules can be told apart (and re-scrubbed) by its pipeline fingerprint.
-RULES_VERSION = "1"
+RULES_VERSION = "2"
 
 
 @dataclass(frozen=True)
 class Rule:
+    id: str  # reported per finding (``codeseam scrub --json``): "gitlab-pat", "url-credentials"
     kind: str
     pattern: re.Pattern[str]
     check: Check
-    # the rule runs only when the text contains one of these (cheap ``in`` test); () = always
+    # the rule runs only when the text contains one of these; () = always
     needs: tuple[str, ...] = ()
+    # the pattern starts with one of ``needs``: tried only where one occurs
+    anchored: bool = False
 
 
 _DOMAIN = r"(?P<domain>[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+)"
+_META = set("[](){}.*+?|^$\\")
 
-# the name rule runs only on texts holding one of these (each name word contains one)
-_MINIMAL_WORDS = tuple(w for w in NAME_WORDS if not any(o != w and o in w for o in NAME_WORDS))
 
-RULES: tuple[Rule, ...] = (
-    Rule("private-key", re.compile(r"-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY(?: BLOCK)?-----"),
-         shapes.pem_check, needs=("-----BEGIN",)),
-    Rule("openai-key", re.compile(r"sk-[A-Za-z0-9_-]{20,}"),
-         shapes.token_check("openai-key", 3), needs=("sk-",)),
-    Rule("github-token", re.compile(r"gh[pousr]_[A-Za-z0-9]{36,}"),
-         shapes.token_check("github-token", 4), needs=("gh",)),
-    Rule("github-token", re.compile(r"github_pat_[A-Za-z0-9_]{50,}"),
-         shapes.token_check("github-token", 11), needs=("github_pat_",)),
-    Rule("slack-token", re.compile(r"xox[baprs]-[A-Za-z0-9-]{10,}"), shapes.slack_check, needs=("xox",)),
-    Rule("aws-access-key-id", re.compile(r"AKIA[A-Z0-9]{16}"), shapes.aws_key_check, needs=("AKIA",)),
-    Rule("aws-access-key-id", re.compile(r"ASIA[A-Z0-9]{16}"), shapes.aws_key_check, needs=("ASIA",)),
-    Rule("aws-secret-key", re.compile(r"[A-Za-z0-9/+]{40}"), shapes.aws_secret_check,
+def literal_prefix(regex: str) -> str:
+    """The literal characters a regex starts with (``hooks\\.slack\\.com/`` -> ``hooks.slack.com/``)."""
+    out, i = [], 0
+    while i < len(regex):
+        c = regex[i]
+        if c == "\\" and i + 1 < len(regex) and not regex[i + 1].isalnum():
+            c, step = regex[i + 1], 2
+        elif c in _META:
+            break
+        else:
+            step = 1
+        if i + step < len(regex) and regex[i + step] in "{*+?":
+            break  # the character is quantified: not part of every match
+        out.append(c)
+        i += step
+    return "".join(out)
+
+
+def _provider_rules() -> list[Rule]:
+    rules = []
+    for p in PROVIDERS:
+        anchors = p.anchors or (() if p.needs else (literal_prefix(p.regex),))
+        assert p.needs or all(len(a) >= 2 for a in anchors), p.id
+        body = p.body if p.body is not None else 0 if p.group else len(literal_prefix(p.regex))
+        # a mixed-case alphabet drawn at random holds upper, lower and digits (P(no upper in
+        # 20 base62 characters) = 3e-5): a body without all three was typed, not drawn
+        mixed = all(r in p.regex for r in ("A-Z", "a-z", "0-9"))
+        check = shapes.provider_check(
+            p.kind, body, group=p.group, back=re.compile(p.back) if p.back else None, back_max=p.back_max,
+            min_classes=p.classes or (3 if mixed else 2), right=p.right, b64_left=p.b64_left, left=p.left)
+        rules.append(Rule(p.id, p.kind, re.compile(p.regex), check, p.needs or anchors, anchored=not p.needs))
+    return rules
+
+
+def _case_variants(*words: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(v for w in words for v in (w, w.lower(), w.upper(), w.title())))
+
+
+_CORE: tuple[Rule, ...] = (
+    Rule("private-key", "private-key", re.compile(r"-----BEGIN ([A-Z0-9 ]{0,64})PRIVATE KEY(?: BLOCK)?-----"),
+         shapes.pem_check, needs=("-----BEGIN",), anchored=True),
+    Rule("private-key-base64", "private-key", re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{0,65536}={0,2}"),
+         generic.pem_b64_check,
+         needs=("LS0tLS1CRUdJTi",), anchored=True),
+    Rule("putty-private-key", "private-key", re.compile(r"Private-Lines:[ \t]*(?P<n>\d{1,4})"),
+         generic.putty_check, needs=("Private-Lines:",), anchored=True),
+    Rule("openai-key", "openai-key", re.compile(r"sk-[A-Za-z0-9_-]{20,1024}"),
+         shapes.token_check("openai-key", 3), needs=("sk-",), anchored=True),
+    Rule("slack-token", "slack-token", re.compile(r"xox[baprs]-[A-Za-z0-9-]{10,1024}"), shapes.slack_check,
+         needs=("xoxb-", "xoxa-", "xoxp-", "xoxr-", "xoxs-"), anchored=True),
+    Rule("aws-access-key-id", "aws-access-key-id", re.compile(r"A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}"),
+         shapes.aws_key_check, needs=("AKIA", "ASIA", "ABIA", "ACCA"), anchored=True),
+    Rule("aws-secret-key", "aws-secret-key", re.compile(r"[A-Za-z0-9/+]{40}"), shapes.aws_secret_check,
          needs=("AKIA", "ASIA")),
-    Rule("aws-secret-key",
+    Rule("aws-secret-key-named", "aws-secret-key",
          re.compile(r"ccess_?[Kk]ey[\"']?[ \t]*(?:=|:|=>)[ \t]*[\"']?(?P<value>[A-Za-z0-9/+]{40})"),
-         shapes.aws_named_secret_check, needs=("ccess",)),
-    Rule("jwt", re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
-         shapes.jwt_check, needs=("eyJ",)),
-    Rule("email", re.compile("@" + _DOMAIN), shapes.email_check, needs=("@",)),
-    Rule("phone", re.compile(r"\+[1-9]\d{0,2}(?:[ .-]\(?\d{1,5}\)?|[ ]?\(\d{1,4}\))(?:[ .-]\d{2,8}){1,4}"),
+         shapes.aws_named_secret_check, needs=("ccess_key", "ccessKey", "ccess_Key", "ccesskey"), anchored=True),
+    Rule("jwt", "jwt", re.compile(r"\.eyJ[A-Za-z0-9_-]{8,8192}\.[A-Za-z0-9_-]{0,8192}"),
+         shapes.jwt_check, needs=(".eyJ",), anchored=True),
+    Rule("email", "email", re.compile("@" + _DOMAIN), shapes.email_check, needs=("@",)),
+    Rule("phone", "phone", re.compile(r"\+[1-9]\d{0,2}(?:[ .-]\(?\d{1,5}\)?|[ ]?\(\d{1,4}\))(?:[ .-]\d{2,8}){1,4}"),
          shapes.phone_check, needs=("+",)),
-    Rule("phone", re.compile(r"\([2-9]\d{2}\)[ ]?\d{3}[-.]\d{4}"), shapes.phone_check, needs=("(",)),
-    Rule("secret-assignment",
-         re.compile("(?P<word>" + "|".join(sorted(NAME_WORDS, key=len, reverse=True)) + ")"
-                    r"[\"'`]?(?P<sp>[ \t]*)(?P<op>:=|\?=|=>|=|:)(?![=:>])"),
-         assignment_check, needs=_MINIMAL_WORDS),
+    Rule("phone", "phone", re.compile(r"\([2-9]\d{2}\)[ ]?\d{3}[-.]\d{4}"), shapes.phone_check, needs=("(",)),
 )
+
+_GENERIC: tuple[Rule, ...] = (
+    Rule("url-credentials", "url-credentials",
+         re.compile(r"""://(?P<user>[^\s:/@'"`<>{}\[\]\\]{0,128}):(?P<pw>[^\s/@'"`<>\\]{1,256})@"""
+                    r"""[A-Za-z0-9\[]"""),
+         generic.url_check, needs=("://",), anchored=True),
+    Rule("cli-password-tool", "cli-password",
+         re.compile(r"(?P<tool>mysql[a-z]{0,16}|mariadb[a-z]{0,16}|sshpass|redis-cli|curl|htpasswd|openssl"
+                    r"|(?:docker|podman|nerdctl|registry) login)"),
+         generic.tool_check, needs=("mysql", "mariadb", "sshpass", "redis-cli", "curl", "htpasswd", "openssl",
+                                    "docker login", "podman login", "nerdctl login", "registry login"),
+         anchored=True),
+    Rule("sql-password", "cli-password",
+         re.compile(r"(?:PASSWORD|[Pp]assword|IDENTIFIED BY|identified by)[ \t]+'(?P<v>[^'\n]{1,128})'"),
+         generic.sql_check, needs=("PASSWORD '", "password '", "Password '", "IDENTIFIED BY '",
+                                   "identified by '"), anchored=True),
+    Rule("auth-header", "auth-header",
+         re.compile(r"(?P<scheme>[Bb]earer|[Bb]asic|[Tt]oken)[ \t]+(?P<v>[A-Za-z0-9+/=._~-]{16,1024})"),
+         generic.header_check, needs=_case_variants("Bearer ", "Basic ", "Token "), anchored=True),
+    Rule("connection-string-password", "connection-string",
+         re.compile(r"(?:[Pp]assword|PASSWORD|[Pp]wd|PWD)=(?P<v>[^;,&\"'\s<>()]{1,256})"),
+         generic.connection_check, needs=_case_variants("Password=", "Pwd="), anchored=True),
+    Rule("attribute-secret", "secret-assignment",
+         re.compile(r"""(?:value|content)=(?P<q>["'])(?P<v>[^"'\n<>]{1,512})(?P=q)"""),
+         generic.attribute_check, needs=('value="', "value='", 'content="', "content='"), anchored=True),
+    Rule("env-pair-secret", "secret-assignment",
+         re.compile(r"""name:[ \t]*["']?(?P<n>[A-Za-z_][A-Za-z0-9_.-]{0,127})["']?[ \t]*\r?\n[ \t]*(?:-[ \t]+)?"""
+                    r"""value:(?P<v>[^\n]{0,4096})"""),
+         generic.env_pair_check, needs=("name:",), anchored=True),
+    Rule("env-pair-secret", "secret-assignment",
+         re.compile(r""""name"[ \t]*:[ \t]*"(?P<n>[A-Za-z_][A-Za-z0-9_.-]{0,127})"[ \t]*,[ \t\r\n]{0,64}"value"[ \t]*:[ \t]*"""
+                    r"""(?P<v>"[^"\n]{0,4096}")"""),
+         generic.env_pair_check, needs=('"name"',), anchored=True),
+    Rule("k8s-secret", "k8s-secret", re.compile(r"kind:[ \t]*[\"']?Secret\b"), generic.k8s_secret_check,
+         needs=("kind: Secret", "kind: \"Secret", "kind: 'Secret", "kind:Secret"), anchored=True),
+    Rule("docker-auth", "docker-auth", re.compile(r"\"auth\"[ \t]*:[ \t]*\""),
+         generic.docker_auth_check, needs=('"auth"',), anchored=True),
+    Rule("docker-config", "docker-auth", re.compile(r"eyJhdXRocyI6[A-Za-z0-9+/]{0,65536}={0,2}"),
+         generic.docker_config_check,
+         needs=("eyJhdXRocyI6",), anchored=True),
+    Rule("secret-assignment", "secret-assignment",
+         re.compile(r"""(?P<word>[A-Za-z_][A-Za-z_-]{0,63})(?P<q>["'`]?)(?P<br>\]?)(?P<sp>[ \t]*)(?P<op>:=|\?=|=>|=|:|>|,|\(|)(?![=:>])"""),
+         assignment_check, needs=name_literals(), anchored=True),
+)
+
+
+RULES: tuple[Rule, ...] = (*_CORE, *_provider_rules(), *_GENERIC)
 
 KINDS: tuple[str, ...] = tuple(dict.fromkeys(rule.kind for rule in RULES))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Iterable, NamedTuple
 
-from .vocab import (EMAIL_GTLDS, NOT_CC_TLDS, PLACEHOLDER_WORDS, RESERVED_DOMAINS,
+from .vocab import (EMAIL_GTLDS, NOT_CC_TLDS, PLACEHOLDER_LOCALS, PLACEHOLDER_WORDS, RESERVED_DOMAINS,
                     RESERVED_TLDS, SERVICE_LOCALS)
 
 
@@ -18,6 +18,7 @@ class Span(NamedTuple):
     kind: str
     preview: str
     priority: int
+    rule: str = ""  # the id of the rule that found it (filled in by the engine)
 
 
 Check = Callable[[str, "re.Match[str]"], Iterable[Span]]
@@ -27,12 +28,25 @@ _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01234567
 _TOKEN_CHARS = _ALNUM | {"_", "-"}
 
 
+_FAKE_NAME = re.compile(r"(?i)(?:^|[^a-z])(?:fake|dummy|mock|example|sample|placeholder|redacted)(?:[^a-z]|$)")
+
+
+def marked_fake(text: str, start: int) -> bool:
+    """The line says the value is a stand-in: ``FAKE_TOKEN = "ghp_..."``, ``example_key: ...``
+    (the 80 characters before it on its line name it fake, dummy, mock, example, sample)."""
+    lo = text.rfind("\n", max(0, start - 80), start) + 1 or max(0, start - 80)
+    return _FAKE_NAME.search(text, lo, start) is not None
+
+
 def is_placeholder(value: str) -> bool:
     """A stand-in value: ``your-api-key``, ``change-me``, ``XXXX``, ``<token>``, ``***``."""
     low = value.lower()
-    if low.strip(" .*x-_") == "":
-        return True
-    return any(word in low for word in PLACEHOLDER_WORDS)
+    if low.strip(" .*x-_\u2022#") == "" or (low[:1] == "[" and low[-1:] == "]"):
+        return True  # ***, xxxx, ••••, [PASSWORD]
+    return _PLACEHOLDER.search(low) is not None
+
+
+_PLACEHOLDER = re.compile("|".join(re.escape(w) for w in PLACEHOLDER_WORDS))
 
 
 def looks_random(body: str, *, min_distinct: int = 8) -> bool:
@@ -51,14 +65,18 @@ def _right_ok(text: str, end: int, banned: frozenset[str]) -> bool:
     return end >= len(text) or text[end] not in banned
 
 
-def mask(secret: str) -> str:
+def mask(secret: str, shown: int | None = None) -> str:
     """A safe preview: at most 4 leading characters (none for short values) and the length.
+    ``shown`` caps the leading characters further: a token shows at most its public prefix
+    (``glpa``), a password or any other value with no public prefix shows none (``shown=0``).
 
     >>> mask("hunter2")
     '…(7 chars)'
     """
     s = " ".join(secret.split())
     n = 0 if len(s) < 12 else min(4, len(s) // 6)
+    if shown is not None:
+        n = min(n, shown)
     return f"{s[:n]}…({len(secret)} chars)"
 
 
@@ -73,9 +91,9 @@ def token_check(kind: str, prefix_len: int) -> Check:
         token = m.group()
         if not _left_ok(text, start, _TOKEN_CHARS):
             return ()
-        if is_placeholder(token) or not looks_random(token[prefix_len:]):
+        if is_placeholder(token) or not looks_random(token[prefix_len:]) or marked_fake(text, start):
             return ()
-        return (Span(start, end, kind, mask(token), 50),)
+        return (Span(start, end, kind, mask(token, prefix_len), 50),)
 
     return check
 
@@ -143,7 +161,7 @@ def aws_secret_check(text: str, m: re.Match[str]) -> Iterable[Span]:
     lo, hi = _neighbourhood(text, start, end)
     if not any(_valid_aws_id(text, *k.span()) for k in _AWS_ID.finditer(text, lo, hi)):
         return ()
-    return (Span(start, end, "aws-secret-key", mask(m.group()), 60),)
+    return (Span(start, end, "aws-secret-key", mask(m.group(), 0), 60),)
 
 
 _AWS_SECRET_NAME = re.compile(r"(?:[Ss]ecret_?[Aa]|SECRET_?A)\Z")
@@ -156,14 +174,29 @@ def aws_named_secret_check(text: str, m: re.Match[str]) -> Iterable[Span]:
         return ()
     if not _aws_secret_shape(text, start, end):
         return ()
-    return (Span(start, end, "aws-secret-key", mask(m.group("value")), 60),)
+    return (Span(start, end, "aws-secret-key", mask(m.group("value"), 0), 60),)
+
+
+_JWT_HEADER_MAX = 2048
+_JWT_CHARS = _TOKEN_CHARS
 
 
 def jwt_check(text: str, m: re.Match[str]) -> Iterable[Span]:
-    start, end = m.span()
-    if not _left_ok(text, start, _TOKEN_CHARS) or is_placeholder(m.group()):
+    """Anchored at ``.eyJ`` (the payload): the header ``eyJ...`` runs back from the dot."""
+    end = m.end()
+    start, floor = m.start(), max(0, m.start() - _JWT_HEADER_MAX)
+    while start > floor and text[start - 1] in _JWT_CHARS:
+        start -= 1
+    if m.start() - start < 11 or not text.startswith("eyJ", start):
         return ()
-    return (Span(start, end, "jwt", mask(m.group()), 50),)
+    from .vocab import DOC_EXAMPLES
+
+    token = text[start:end]
+    if not _left_ok(text, start, _TOKEN_CHARS) or is_placeholder(token) or marked_fake(text, start):
+        return ()
+    if token in DOC_EXAMPLES or token.rsplit(".", 1)[-1] in DOC_EXAMPLES:
+        return ()
+    return (Span(start, end, "jwt", mask(token, 3), 50),)
 
 
 _PEM_END = re.compile(r"-----END ([A-Z0-9 ]*)PRIVATE KEY(?: BLOCK)?-----")
@@ -218,7 +251,8 @@ def email_check(text: str, m: re.Match[str]) -> Iterable[Span]:
     local = lm.group()
     while local and local[0] in ".-+%_":  # cannot start an address
         local, start = local[1:], start + 1
-    if not local or local.endswith(".") or ".." in local or local.lower() in SERVICE_LOCALS:
+    if not local or local.endswith(".") or ".." in local or local.lower() in SERVICE_LOCALS \
+            or local.lower() in PLACEHOLDER_LOCALS:
         return ()
     if start > 0 and text[start - 1] in _EMAIL_BANNED_LEFT:  # a@b@c, scheme:user@, path/user@
         if not text[max(0, start - 7):start].lower().endswith("mailto:"):
@@ -255,3 +289,51 @@ def phone_check(text: str, m: re.Match[str]) -> Iterable[Span]:
     if not 10 <= digits <= 15:
         return ()
     return (Span(start, end, "phone", mask(number), 20),)
+
+
+# --------------------------------------------------------------------------- provider tokens
+
+def random_body(body: str, min_classes: int = 2) -> bool:
+    """Drawn at random, not typed: two character classes (upper, lower, digit) and enough
+    distinct characters for its length."""
+    classes = (any(c.isupper() for c in body) + any(c.islower() for c in body)
+               + any(c.isdigit() for c in body))
+    return classes >= min_classes and len(set(body)) >= min(10, len(body) // 3 + 1)
+
+
+def provider_check(kind: str, body_from: int, *, group: str | None = None,
+                   back: "re.Pattern[str] | None" = None, back_max: int = 0,
+                   min_classes: int = 2, right: bool = True, b64_left: bool = False,
+                   left: str | None = None, back_fixed: bool = True) -> Check:
+    """A check for a provider token: not inside a longer word, not a placeholder or a
+    documented example, and a random-looking body (after the ``body_from`` prefix chars).
+    ``group`` names the part to redact (the rest of the match is context, e.g. a key name);
+    ``back`` is a pattern that must end right where the match starts (the token begins
+    before the literal it is anchored at: ``<32 hex>-us21``, ``<digits>:AA...``)."""
+    from .vocab import DOC_EXAMPLES
+
+    banned = _TOKEN_CHARS | ({"+", "/"} if b64_left else set())
+
+    def check(text: str, m: re.Match[str]) -> Iterable[Span]:
+        if left is not None and (m.start() == 0 or text[m.start() - 1] not in left):
+            return ()
+        start, end = m.span(group) if group else m.span()
+        body_start = start + body_from
+        if back is not None:  # fixed length: one match right before; else the longest that ends there
+            lo = max(0, m.start() - back_max)
+            b = back.fullmatch(text, lo, m.start()) if back_fixed else back.search(text, lo, m.start())
+            if b is None:
+                return ()
+            start = body_start = b.start()
+        if group is None and not _left_ok(text, start, banned):
+            return ()
+        if right and not _right_ok(text, end, _ALNUM):
+            return ()
+        token = text[start:end]
+        if is_placeholder(token) or token in DOC_EXAMPLES or marked_fake(text, start):
+            return ()
+        if not random_body(text[body_start:end], min_classes):
+            return ()
+        return (Span(start, end, kind, mask(token, 0 if back is not None else min(body_from, 4)), 55),)
+
+    return check

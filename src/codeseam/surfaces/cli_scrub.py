@@ -1,7 +1,9 @@
 """`codeseam scrub PATH... [--json]`: a dry run of the secret scrubber.
 
 Lists ``path:line kind preview`` for every redaction that indexing would make (the preview
-is masked: never the secret), then ``N redactions in M files`` on stderr. Folders are
+is masked: never the secret), then ``N redactions in M files`` on stderr. ``--json`` gives
+each finding's path, line, kind (the family in the placeholder), rule (the rule that found
+it: ``gitlab-pat``, ``url-credentials`` ...) and preview. Folders are
 walked with ``codeseam.discover`` (the same files, ignore rules and skips as ``index``),
 files are read with the same decoding policy. The allow-list is ``.codeseamallow`` at the
 repository root (the nearest folder above PATH with a ``.codeseamallow`` or ``.git``) plus
@@ -90,8 +92,8 @@ def scan_paths(paths: tuple[str, ...], settings) -> ScanReport:
             result = scrub_text(text, allow=allow_cache[root])
             if result.redactions:
                 report.files_with_redactions += 1
-            report.findings += [{"path": shown, "line": r.line, "kind": r.kind, "preview": r.preview}
-                                for r in result.redactions]
+            report.findings += [{"path": shown, "line": r.line, "kind": r.kind, "rule": r.rule,
+                                 "preview": r.preview} for r in result.redactions]
     return report
 
 
