@@ -43,7 +43,19 @@ def test_role_prior_prefers_source_unless_asked_or_alone():
     far = rank.apply_role_prior([("test-hit", 0.05), ("src-hit", 0.01)], role, "retry delay")
     assert far[0][0] == "test-hit"
     alone = rank.apply_role_prior([("docs-hit", 0.01)], role, "retry delay")
-    assert alone == [("docs-hit", pytest.approx(0.005))]
+    assert alone == [("docs-hit", pytest.approx(0.01 * rank.ROLE_WEIGHTS["docs"]))]
+
+
+def test_a_rare_word_only_another_role_holds_keeps_its_score():
+    text = {"src-hit": "def retry(): pass", "docs-hit": "The ZQ_MARKER flag", "test-hit": "retry ZQ_MARKER"}.get
+    role = {"test-hit": "test", "src-hit": "source", "docs-hit": "docs"}.get
+    ranked = [("src-hit", 0.03), ("docs-hit", 0.02), ("test-hit", 0.01)]
+    out = dict(rank.apply_role_prior(ranked, role, "zq_marker retry", rare=["zq_marker"], text_of=text))
+    assert out == {"src-hit": 0.03, "docs-hit": 0.02, "test-hit": 0.01}
+    # once a source candidate holds the word too, the others weigh as usual
+    held = {"src-hit": "ZQ_MARKER = 1", "docs-hit": "The ZQ_MARKER flag", "test-hit": "retry"}.get
+    out = dict(rank.apply_role_prior(ranked, role, "zq_marker retry", rare=["zq_marker"], text_of=held))
+    assert out["docs-hit"] == pytest.approx(0.02 * rank.ROLE_WEIGHTS["docs"])
 
 
 # -- file and definition evidence -----------------------------------------------------------------

@@ -10,7 +10,8 @@ Role prior
     source 1.0, everything else below). A prior, not a wall: a test still wins when it
     matches far better than any source, or when nothing else matches. And when the query
     asks for a role in words (``asked_roles``: "tests for ...", "docs", "changelog",
-    "example", ...), that role weighs 1.0 like source.
+    "example", ...), that role weighs 1.0 like source. So does a candidate that holds a
+    rare query word (``RARE_WORD``) no source candidate holds: it is what matches.
 
 File evidence
     A file with several well-ranked chunks is more likely the file a change belongs to
@@ -50,8 +51,8 @@ T = TypeVar("T")
 
 # Weight of each file role's candidates (source 1.0). Measured in bench/results/ablation.md.
 ROLE_WEIGHTS: dict[str, float] = {
-    "source": 1.0, "test": 0.5, "fixture": 0.4, "docs": 0.5, "changelog": 0.35, "example": 0.6,
-    "benchmark": 0.5, "generated": 0.5, "config": 0.6, "build": 0.6,
+    "source": 1.0, "test": 0.3, "fixture": 0.3, "docs": 0.3, "changelog": 0.3, "example": 0.3,
+    "benchmark": 0.3, "generated": 0.3, "config": 0.3, "build": 0.3,
 }
 
 # Words that ask for a role ("where are the tests for X", "docs about Y"). Matched as whole
@@ -94,11 +95,32 @@ def role_weight(role: str, asked: frozenset[str], weights: Mapping[str, float] =
 
 
 def apply_role_prior(ranked: Sequence[tuple[T, float]], role_of: Callable[[T], str], query: str,
-                     weights: Mapping[str, float] = ROLE_WEIGHTS) -> list[tuple[T, float]]:
-    """Scores times their role's weight, re-sorted (stable: ties keep the fused order)."""
+                     weights: Mapping[str, float] = ROLE_WEIGHTS, *, rare: Iterable[str] = (),
+                     text_of: Callable[[T], str] | None = None) -> list[tuple[T, float]]:
+    """Scores times their role's weight, re-sorted (stable: ties keep the fused order).
+
+    ``rare``: query words few chunks of the index hold. A candidate of another role that
+    holds one of them while no source candidate does is *what matches* (a unique name
+    only a test or a doc page mentions): it keeps its score."""
     asked = asked_roles(query)
-    out = [(item, score * role_weight(role_of(item), asked, weights)) for item, score in ranked]
+    only_elsewhere: set[str] = set()
+    if rare and text_of is not None:
+        low = {id(item): text_of(item).lower() for item, _ in ranked}
+        words = set(rare)
+        in_source = {w for item, _ in ranked if role_of(item) == SOURCE_ROLE for w in words if w in low[id(item)]}
+        only_elsewhere = words - in_source
+    out = []
+    for item, score in ranked:
+        role = role_of(item)
+        if only_elsewhere and role != SOURCE_ROLE and any(w in low[id(item)] for w in only_elsewhere):
+            out.append((item, score))
+        else:
+            out.append((item, score * role_weight(role, asked, weights)))
     return _sorted(out)
+
+
+SOURCE_ROLE = "source"
+RARE_WORD = 3  # a query word at most this many chunks hold is rare (``apply_role_prior``)
 
 
 FILE_TOP = 3  # a file's evidence: the sum of its best FILE_TOP candidate scores

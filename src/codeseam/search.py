@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import Hashable, Iterable, Mapping, Sequence, TypeVar
 
+from .rank import RARE_WORD
 from .pieces import SPLIT_KINDS, Piece, adjacent, as_piece, expand_pieces, merge_pieces  # noqa: F401
 
 T = TypeVar("T", bound=Hashable)
@@ -233,17 +234,17 @@ class RetrieveOptions:
     split_query: bool = True
     merge: bool = True
     symbols_first: bool = True
-    symbol_bonus: float | None = None
-    expand: bool = False
-    strip_noise: bool = False
+    symbol_bonus: float | None = 1.0
+    expand: bool = True
+    strip_noise: bool = True
     strip_change: bool = False
     role_scale: float | None = None
     weak_dense_weight: float | None = WEAK_DENSE_WEIGHT
     role_prior: bool = True
     file_weight: float = 0.0
     name_weight: float = 0.0
-    def_weight: float = 0.0
-    kind_prior: bool = False
+    def_weight: float = 0.5
+    kind_prior: bool = True
     weak_signal: str = "evidence"
 
 
@@ -272,12 +273,13 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
         dense = store.dense_search(qvec, depth, filters)
         sparse = store.bm25_search(text, depth, filters) if mode != "dense" else []
     best = max((c.score for c in dense), default=None)
+    counts: dict[str, int] = {}
     if options.weak_signal == "similarity":
         score = best
         threshold = SIMILARITY_THRESHOLDS.get(embedder.id, DEFAULT_WEAK_THRESHOLD) \
             if settings.weak_threshold < 0 else settings.weak_threshold
     else:
-        score = _evidence(store, embedder, query, filters, best, lock)
+        score, counts = _evidence(store, embedder, query, filters, best, lock)
         threshold = weak_threshold(settings, embedder.id)
     weak = is_weak(score, threshold)
     if weak and options.weak_dense_weight is not None:
@@ -285,7 +287,8 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
     ranked = [(as_piece(c), s) for c, s in _rank(dense, sparse, mode, settings)]
     names = query_names(query) if options.symbols_first else []
     hard = bool(names) and (options.symbol_bonus is None or is_lookup(query))
-    ranked = _priors(ranked, query, mode, settings, options, [] if hard else names)
+    rare = [w for w, c in counts.items() if 0 < c <= RARE_WORD]
+    ranked = _priors(ranked, query, mode, settings, options, [] if hard else names, rare)
     if hard:
         ranked = sorted(ranked, key=lambda ps: not names_definition(ps[0].path, ps[0].symbol, names))
     if options.merge:
@@ -301,20 +304,21 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
     return SearchResult(query=query, weak=weak, hits=hits, best_similarity=best, evidence=score)
 
 
-def _evidence(store, embedder, query: str, filters, best: float | None, lock) -> float | None:
-    """The weak-evidence score (``evidence.py``) of a query over the repos in scope."""
+def _evidence(store, embedder, query: str, filters, best: float | None, lock) -> tuple[float | None, dict]:
+    """The weak-evidence score (``evidence.py``) of a query over the repos in scope, and
+    the document counts of its words (capped)."""
     import contextlib
 
     from . import evidence
     from .rank import CHANGE_WORDS
 
     if best is None:
-        return None
+        return None, {}
     words = evidence.query_words(query, NOISE_WORDS | CHANGE_WORDS)
     with lock or contextlib.nullcontext():
         counts = store.term_counts(words, filters.repos, evidence.RARE_CAP)
         null = evidence.null_for(store, embedder, filters.repos)
-    return evidence.evidence_score(best, null, evidence.rarest_count(counts))
+    return evidence.evidence_score(best, null, evidence.rarest_count(counts)), counts
 
 
 def is_lookup(query: str) -> bool:
@@ -323,7 +327,7 @@ def is_lookup(query: str) -> bool:
 
 
 def _priors(ranked: list, query: str, mode: str, settings, options: RetrieveOptions,
-            names: Sequence[tuple[str, ...]] = ()) -> list:
+            names: Sequence[tuple[str, ...]] = (), rare: Sequence[str] = ()) -> list:
     """The ranking levers after fusion (``rank``): file and definition evidence, name
     match, the bonus of definitions the query names (``names``), kind and role priors."""
     from . import rank
@@ -350,7 +354,8 @@ def _priors(ranked: list, query: str, mode: str, settings, options: RetrieveOpti
     if options.role_prior:
         weights = rank.ROLE_WEIGHTS if options.role_scale is None else \
             {r: (1.0 if r == "source" else options.role_scale) for r in rank.ROLE_WEIGHTS}
-        ranked = rank.apply_role_prior(ranked, lambda p: p.role, query, weights)
+        ranked = rank.apply_role_prior(ranked, lambda p: p.role, query, weights, rare=rare,
+                                       text_of=lambda p: p.path + "\n" + p.text)
     return ranked
 
 
