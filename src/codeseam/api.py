@@ -137,7 +137,8 @@ class Index:
 
         query = safety.check_query(query)
         k = safety.check_k(k if k is not None else self.settings.k)
-        repos = self._known_repos(repo)
+        records = self.store.repo_records()
+        repos = self._known_repos(repo, records)
         filters = Filters(repos=repos, path_glob=path_glob or None,
                           language=language_key(language) if language and language.strip() else None,
                           roles=safety.check_roles(role))
@@ -145,7 +146,26 @@ class Index:
                           lock=self.lock)
         if not result.hits and (filters.language or filters.path_glob or filters.roles):
             self._check_filters(filters)
-        return result
+        return self._mark_partial(result, repos or tuple(records), records)
+
+    def _mark_partial(self, result: SearchResult, repos: tuple[str, ...],
+                      records: dict[str, dict]) -> SearchResult:
+        """A search while a repo in scope is being indexed, or whose last run did not finish,
+        says so, and how far indexing has got (``partial``)."""
+        import dataclasses
+
+        from .records import IndexProgress
+
+        unfinished = tuple(r for r in repos if records.get(r, {}).get("state") != "clean")
+        if not unfinished:
+            return result
+        with self.lock:
+            counts = [self.store.dense_progress(r) for r in unfinished]
+        progress = IndexProgress(
+            unfinished, sum(c["files"] for c in counts),
+            sum(max(int(records[r].get("files_total") or 0), c["files"]) for r, c in zip(unfinished, counts)),
+            sum(c["chunks"] for c in counts), sum(c["embedded"] for c in counts))
+        return dataclasses.replace(result, partial=True, progress=progress)
 
     def _check_filters(self, filters) -> None:
         """A search that found nothing under a language, role or path filter: when no indexed
@@ -186,8 +206,8 @@ class Index:
         with ChatClient(LLMConfig.from_settings(self.settings)) as client:
             return answer_question(question, result.hits, client, weak=False, on_delta=on_delta)
 
-    def _known_repos(self, repo: str | None) -> tuple[str, ...]:
-        known = self.store.repo_records()
+    def _known_repos(self, repo: str | None, known: dict[str, dict] | None = None) -> tuple[str, ...]:
+        known = self.store.repo_records() if known is None else known
         if not known:
             raise NotIndexedError("nothing is indexed yet", hint="run `codeseam index PATH`")
         if repo is None:

@@ -281,7 +281,8 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
         Hit(c.repo, c.path, c.symbol, c.kind, c.language, c.start_line, c.end_line, float(s), c.text, c.role)
         for c, s in kept
     )
-    return SearchResult(query=query, weak=weak, hits=hits, best_similarity=best)
+    signals = tuple(name for name, found in (("dense", dense), ("bm25", sparse)) if found)
+    return SearchResult(query=query, weak=weak, hits=hits, best_similarity=best, signals=signals)
 
 
 def is_lookup(query: str) -> bool:
