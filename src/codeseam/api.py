@@ -76,6 +76,7 @@ class Index:
         self.settings = _settings(settings)
         self.embedder = make_embedder(self.settings)
         self.meta = IndexMeta(self.embedder.id, self.embedder.dim, chunker_id(self.settings), SCHEMA_VERSION)
+        _prepare_meanwhile(self.embedder)  # the model loads while Milvus Lite loads the index
         self.store = Store.open(self.settings, expect=self.meta, create=create)
         self.lock = threading.RLock()
         self.index_lock = threading.Lock()  # one indexing run at a time per process
@@ -255,6 +256,26 @@ class Index:
         ]
         files = {p: e.file_hash for p, e in sorted(self.store.file_entries(repo).items())}
         return {"repo": repo, "files": files, "chunks": rows}
+
+
+def _prepare_meanwhile(embedder) -> None:
+    """Load the embedding model in a background thread. Opening a Lite index waits seconds
+    for the Lite process to load every row (bench/results/lite-load.md), the model load is a
+    second or so of this process's own CPU: done side by side, the first search after a cold
+    start pays the longer of the two, not their sum. Only an already exported model is loaded
+    so (``warm``): an export is never started for a command that may not embed. A failure
+    here is only logged: the first real use raises it again."""
+    warm = getattr(embedder, "warm", None)
+    if warm is None:
+        return
+
+    def run() -> None:
+        try:
+            warm()
+        except Exception as exc:  # noqa: BLE001 - reported by the first real use
+            log.debug("embedder prepare failed in the background: %s", exc)
+
+    threading.Thread(target=run, name="codeseam-embedder-prepare", daemon=True).start()
 
 
 # -- one-shot functions ------------------------------------------------------------------

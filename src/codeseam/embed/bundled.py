@@ -118,6 +118,17 @@ class BundledEmbedder(BaseEmbedder):
         encoder = self._onnx()
         return None if encoder is None else encoder.path
 
+    def warm(self) -> None:
+        """Load the ONNX session now if its files are already cached; never export."""
+        from . import quantize
+        from .onnx_cache import cached_onnx
+
+        found = cached_onnx(self.cache_root, NAME, self.model_dir)
+        if found is None or (self.precision == "int8" and
+                             not (found.parent / (quantize.int8_name(self.recipe) + ".json")).is_file()):
+            return
+        self._onnx()
+
     def engine_in_use(self, kind: str = "document") -> str:
         """The engine that embeds ``kind`` ("document" or "query") after any fallback."""
         self._encoder(kind)
