@@ -11,7 +11,10 @@ split between the row's parts:
 - ``no-text``: the same without ``text`` (what a search returns would have to come from
   elsewhere);
 - ``no-dense``: without the dense field (a dummy 2-d vector instead);
-- ``dense-only``: id + dense only.
+- ``dense-only``: id + dense only;
+- ``bm25-only``: id + indexed_text with its BM25 sparse vector (+ a 2-d dummy vector);
+- ``scalars-only``: the scalar and text fields, no BM25, a dummy vector;
+- ``lean``: the display fields packed into one JSON VARCHAR (``payload``).
 
     python bench/probe_lite_load.py --rows 20000 --shapes full,no-text
     python bench/probe_lite_load.py --rows 100000 --perf    # perf profile of the full load
@@ -38,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 SPARSE_INDEX = json.loads(os.environ.get("PROBE_SPARSE_INDEX", "null")) or {
     "index_type": "SPARSE_INVERTED_INDEX", "metric_type": "BM25"}
-SHAPES = ("lean", "full", "no-text", "no-dense", "dense-only", "bm25-only", "scalars-only")
+SHAPES = ("full", "no-text", "no-dense", "dense-only", "bm25-only", "scalars-only", "lean")
 
 
 def real_chunks(n: int) -> list:
@@ -99,7 +102,7 @@ def schema_for(shape: str, dim: int):
         s.add_function(Function(name="bm25", function_type=FunctionType.BM25,
                                 input_field_names=["indexed_text"], output_field_names=["sparse"]))
         ip.add_index("sparse", **SPARSE_INDEX)
-    vdim = 2 if shape in ("no-dense", "bm25-only", "scalars-only") else dim
+    vdim = 2 if shape in ("no-dense", "bm25-only", "scalars-only", "lean") else dim
     s.add_field("dense", DataType.FLOAT_VECTOR, dim=vdim)
     ip.add_index("dense", index_type="FLAT", metric_type="IP")
     return s, ip, vdim
@@ -190,11 +193,13 @@ def main() -> None:
     ap.add_argument("--dir", default=os.path.join(tempfile.gettempdir(), "codeseam-probe-lite"))
     ap.add_argument("--perf", action="store_true", help="perf-record the load of the first shape")
     ap.add_argument("--keep", action="store_true", help="reuse files already built in --dir")
+    ap.add_argument("--write", action="store_true", help="write bench/results/lite-load.{json,md}")
     args = ap.parse_args()
     work = Path(args.dir)
     work.mkdir(parents=True, exist_ok=True)
     chunks = real_chunks(min(args.rows, 20000))
-    out = {"rows": args.rows, "distinct_chunks": len(chunks),
+    out = {"rows": args.rows, "distinct_chunks": len(chunks), "date": time.strftime("%Y-%m-%d %H:%M"),
+           "load_average": [round(x, 2) for x in os.getloadavg()],
            "mean_text_bytes": int(np.mean([len(c.text.encode()) for c in chunks])),
            "mean_indexed_text_bytes": int(np.mean([len(c.indexed_text.encode()) for c in chunks])),
            "shapes": {}}
@@ -213,7 +218,26 @@ def main() -> None:
         res.update(build_s=built, file_mb=round(db.stat().st_size / 1e6, 1))
         out["shapes"][shape] = res
         print(shape, res, file=sys.stderr, flush=True)
+    out["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
     print(json.dumps(out, indent=1))
+    if args.write:
+        results = ROOT / "bench" / "results"
+        (results / "lite-load.json").write_text(json.dumps(out, indent=1))
+        (results / "lite-load.md").write_text(render(out))
+
+
+def render(r: dict) -> str:
+    lines = ["# What a cold Milvus Lite 2.5.1 load costs, by what a row holds", "",
+             f"Written by `python bench/probe_lite_load.py --rows {r['rows']} --write` ({r['date']}, load average "
+             f"{r['load_average']} at start, {r['load_average_end']} at end: wall seconds swing with the neighbours, "
+             "the Lite process's CPU seconds much less). Rows: real stdlib chunks "
+             f"({r['distinct_chunks']} distinct, text {r['mean_text_bytes']} B and indexed_text "
+             f"{r['mean_indexed_text_bytes']} B on average, repeated under other ids), hashed unit vectors.", "",
+             "| row shape | load, wall (s) | load, Lite CPU (s) | Lite RSS loaded (MB) | file (MB) |",
+             "|---|---:|---:|---:|---:|"]
+    for shape, v in r["shapes"].items():
+        lines.append(f"| {shape} | {v['load_s']} | {v['load_cpu_s']} | {v['lite_rss_mb']} | {v['file_mb']} |")
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":
