@@ -64,7 +64,8 @@ def test_bundled_model_end_to_end(repo: Path, isolated_env):
     report = api.index(repo, settings=settings)
     assert report.files_indexed == 3 and report.truncated == 0
     with api.open_index(settings) as ix:
-        assert ix.embedder.id == "bundled:all-MiniLM-L6-v2" and ix.embedder.dim == 384
+        # the default is the int8 fast path (RAG_EMBEDDING_PRECISION, embed/quantize.py)
+        assert ix.embedder.id == "bundled:all-MiniLM-L6-v2@int8-mm-keepffn2" and ix.embedder.dim == 384
         expectations = {
             "where does the retry delay get computed?": "net/retry.py",
             "turn a title into a url slug": "util/strings.py",

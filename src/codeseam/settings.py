@@ -54,7 +54,7 @@ class Settings:
     embedding_threads: int = 0  # 0 -> the number of CPU cores this process may use
     embedding_timeout: float = 60.0  # seconds per HTTP request (openai backend)
     # bundled backend: int8 (the measured fast path, embed/quantize.py) or fp32 (the exact export)
-    embedding_precision: str = "fp32"
+    embedding_precision: str = "int8"
     # search
     k: int = 8
     fusion: str = "rrf"  # rrf | weighted

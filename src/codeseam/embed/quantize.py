@@ -28,9 +28,11 @@ tests/test_embed_quality.py over real code with a stated tolerance).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 from pathlib import Path
+from typing import Iterator
 
 log = logging.getLogger(__name__)
 
@@ -49,12 +51,19 @@ NUM_HEADS, HIDDEN = 12, 384  # all-MiniLM-L6-v2
 def derive_int8(fp32_path: Path, dest: Path, *, recipe: str = RECIPE, num_heads: int = NUM_HEADS,
                 hidden: int = HIDDEN) -> Path:
     """Write the int8 graph of ``fp32_path`` to ``dest`` (one self-contained file)."""
+
+    op_types, kept = RECIPES[recipe]
+    fused = dest.with_name(dest.stem + ".fused.onnx")
+    with _quiet_root_logger():
+        return _derive(fp32_path, dest, fused, op_types, kept, recipe, num_heads, hidden)
+
+
+def _derive(fp32_path: Path, dest: Path, fused: Path, op_types, kept, recipe: str, num_heads: int,
+            hidden: int) -> Path:
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
     from onnxruntime.transformers.optimizer import optimize_model
 
-    op_types, kept = RECIPES[recipe]
-    fused = dest.with_name(dest.stem + ".fused.onnx")
     try:
         model = optimize_model(str(fp32_path), model_type="bert", num_heads=num_heads, hidden_size=hidden,
                                opt_level=1)
@@ -72,6 +81,28 @@ def derive_int8(fp32_path: Path, dest: Path, *, recipe: str = RECIPE, num_heads:
             p.unlink()
     log.info("derived the int8 graph %s (recipe %s; %d nodes kept fp32)", dest, recipe, len(keep))
     return dest
+
+
+@contextlib.contextmanager
+def _quiet_root_logger() -> Iterator[None]:
+    """ONNX Runtime's quantizer warns through the root logger (``logging.warning``), which
+    would also install a stderr handler on it for good: give root a NullHandler meanwhile
+    and drop the quantizer's advice, so library code prints nothing."""
+    root = logging.getLogger()
+    guard = logging.NullHandler()
+    advice = _DropRootWarnings()
+    root.addHandler(guard)
+    root.addFilter(advice)
+    try:
+        yield
+    finally:
+        root.removeFilter(advice)
+        root.removeHandler(guard)
+
+
+class _DropRootWarnings(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.name != "root"
 
 
 def int8_name(recipe: str = RECIPE) -> str:
