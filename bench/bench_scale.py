@@ -373,6 +373,7 @@ def main() -> None:
         m = meta()
         r = measure_size(cache, size, queries, args.cold_reps)
         r["meta"] = {**m, "load_end": [round(x, 2) for x in os.getloadavg()]}
+        result = json.loads(path.read_text()) if path.exists() else {"sizes": {}}  # another size may have landed
         result["sizes"][str(size)] = r
         path.write_text(json.dumps(result, indent=1))
         (RESULTS / "scale.md").write_text(render(result))
