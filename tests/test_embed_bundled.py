@@ -116,8 +116,9 @@ def test_the_limit_is_exact_and_truncation_is_reported(data_dir, onnx_emb, engin
 def test_prepare_from_settings_reuses_the_cache(data_dir, onnx_emb):
     onnx_file = onnx_emb.prepare()
     before = onnx_file.stat().st_mtime_ns
-    emb = prepare(Settings(data_dir=str(data_dir), embedding_threads=2))
-    assert emb is make_embedder(Settings(data_dir=str(data_dir), embedding_threads=2))
+    # the fixture is the fp32 export, the settings' default precision (int8 has its own file)
+    emb = prepare(Settings(data_dir=str(data_dir), embedding_threads=2, embedding_precision="fp32"))
+    assert emb is make_embedder(Settings(data_dir=str(data_dir), embedding_threads=2, embedding_precision="fp32"))
     assert emb.prepare() == onnx_file and onnx_file.stat().st_mtime_ns == before
     assert len(list((data_dir / "models" / "onnx").iterdir())) == 1
 
@@ -127,7 +128,7 @@ def test_cold_query_process_uses_onnx_without_torch(data_dir, onnx_emb):
         import json, sys
         from codeseam.embed import make_embedder
         from codeseam.settings import Settings
-        v = make_embedder(Settings(data_dir={str(data_dir)!r})).embed_query({QUERY!r})
+        v = make_embedder(Settings(data_dir={str(data_dir)!r}, embedding_precision="fp32")).embed_query({QUERY!r})
         heavy = [m for m in ("torch", "sentence_transformers", "transformers") if m in sys.modules]
         print(json.dumps({{"v": v.tolist(), "heavy": heavy}}))
     """)

@@ -64,6 +64,7 @@ def test_bundled_model_end_to_end(repo: Path, isolated_env):
     report = api.index(repo, settings=settings)
     assert report.files_indexed == 3 and report.truncated == 0
     with api.open_index(settings) as ix:
+        # the default is the exact fp32 export (RAG_EMBEDDING_PRECISION=int8: embed/quantize.py)
         assert ix.embedder.id == "bundled:all-MiniLM-L6-v2" and ix.embedder.dim == 384
         expectations = {
             "where does the retry delay get computed?": "net/retry.py",

@@ -76,6 +76,7 @@ class Index:
         self.settings = _settings(settings)
         self.embedder = make_embedder(self.settings)
         self.meta = IndexMeta(self.embedder.id, self.embedder.dim, chunker_id(self.settings), SCHEMA_VERSION)
+        _prepare_meanwhile(self.embedder)  # the model loads while Milvus Lite loads the index
         self.store = Store.open(self.settings, expect=self.meta, create=create)
         self.lock = threading.RLock()
         self.index_lock = threading.Lock()  # one indexing run at a time per process
@@ -137,7 +138,8 @@ class Index:
 
         query = safety.check_query(query)
         k = safety.check_k(k if k is not None else self.settings.k)
-        repos = self._known_repos(repo)
+        records = self.store.repo_records()
+        repos = self._known_repos(repo, records)
         filters = Filters(repos=repos, path_glob=path_glob or None,
                           language=language_key(language) if language and language.strip() else None,
                           roles=safety.check_roles(role))
@@ -145,7 +147,26 @@ class Index:
                           lock=self.lock)
         if not result.hits and (filters.language or filters.path_glob or filters.roles):
             self._check_filters(filters)
-        return result
+        return self._mark_partial(result, repos or tuple(records), records)
+
+    def _mark_partial(self, result: SearchResult, repos: tuple[str, ...],
+                      records: dict[str, dict]) -> SearchResult:
+        """A search while a repo in scope is being indexed, or whose last run did not finish,
+        says so, and how far indexing has got (``partial``)."""
+        import dataclasses
+
+        from .records import IndexProgress
+
+        unfinished = tuple(r for r in repos if records.get(r, {}).get("state") != "clean")
+        if not unfinished:
+            return result
+        with self.lock:
+            counts = [self.store.dense_progress(r) for r in unfinished]
+        progress = IndexProgress(
+            unfinished, sum(c["files"] for c in counts),
+            sum(max(int(records[r].get("files_total") or 0), c["files"]) for r, c in zip(unfinished, counts)),
+            sum(c["chunks"] for c in counts), sum(c["embedded"] for c in counts))
+        return dataclasses.replace(result, partial=True, progress=progress)
 
     def _check_filters(self, filters) -> None:
         """A search that found nothing under a language, role or path filter: when no indexed
@@ -186,8 +207,8 @@ class Index:
         with ChatClient(LLMConfig.from_settings(self.settings)) as client:
             return answer_question(question, result.hits, client, weak=False, on_delta=on_delta)
 
-    def _known_repos(self, repo: str | None) -> tuple[str, ...]:
-        known = self.store.repo_records()
+    def _known_repos(self, repo: str | None, known: dict[str, dict] | None = None) -> tuple[str, ...]:
+        known = self.store.repo_records() if known is None else known
         if not known:
             raise NotIndexedError("nothing is indexed yet", hint="run `codeseam index PATH`")
         if repo is None:
@@ -235,6 +256,26 @@ class Index:
         ]
         files = {p: e.file_hash for p, e in sorted(self.store.file_entries(repo).items())}
         return {"repo": repo, "files": files, "chunks": rows}
+
+
+def _prepare_meanwhile(embedder) -> None:
+    """Load the embedding model in a background thread. Opening a Lite index waits seconds
+    for the Lite process to load every row (bench/results/lite-load.md), the model load is a
+    second or so of this process's own CPU: done side by side, the first search after a cold
+    start pays the longer of the two, not their sum. Only an already exported model is loaded
+    so (``warm``): an export is never started for a command that may not embed. A failure
+    here is only logged: the first real use raises it again."""
+    warm = getattr(embedder, "warm", None)
+    if warm is None:
+        return
+
+    def run() -> None:
+        try:
+            warm()
+        except Exception as exc:  # noqa: BLE001 - reported by the first real use
+            log.debug("embedder prepare failed in the background: %s", exc)
+
+    threading.Thread(target=run, name="codeseam-embedder-prepare", daemon=True).start()
 
 
 # -- one-shot functions ------------------------------------------------------------------

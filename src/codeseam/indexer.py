@@ -156,10 +156,12 @@ class IndexRun:
         if plan.is_noop and record.get("state") == "clean":
             self._finish(record, fingerprint, t0, touched=False)
             return self.report
-        self.store.put_repo_record(self.repo_id, {**record, "root": self.root, "state": "syncing"})
+        self.store.put_repo_record(self.repo_id, {**record, "root": self.root, "state": "syncing",
+                                                  "files_total": len(discovery.files)})
         self._delete(plan.delete)
         redo = list(plan.redo) + self._check(plan.check, self.store_manifest)
-        self._redo(redo)
+        self._redo(redo)  # keyword-searchable from here on
+        self._backfill()  # dense vectors for the rows written without them
         self._finish(record, fingerprint, t0, touched=True)
         return self.report
 
@@ -197,6 +199,7 @@ class IndexRun:
         r.seconds = time.perf_counter() - t0
         new = {**record, "root": self.root, "state": "clean", "pipeline": fingerprint,
                "last_sync": time.time(), "embedder": self.embedder.id}
+        new.pop("files_total", None)
         null = record.get("null_similarity") or {}
         if touched or null.get("embedder") != self.embedder.id:
             new["null_similarity"] = self._null_similarity()
@@ -304,19 +307,21 @@ class IndexRun:
         return result.text
 
     def _vectors(self, chunks: list[Chunk]) -> list[Any]:
+        """Stored vectors by chunk hash; None for a chunk without one (it is written
+        keyword-only and embedded by the backfill)."""
         wanted = list({c.hash for c in chunks})
         known = self.store.vectors_by_hash(wanted) if wanted else {}
-        todo = [c for c in {c.hash: c for c in chunks}.values() if c.hash not in known]
-        self.report.chunks_reused += len(chunks) - sum(1 for c in chunks if c.hash not in known)
-        if todo:
-            faults.point("embed")
-            t = time.perf_counter()
-            vecs = self.embedder.embed_documents([c.indexed_text for c in todo])
-            self.report.embed_seconds += time.perf_counter() - t
-            self.report.chunks_embedded += len(todo)
-            known.update({c.hash: v for c, v in zip(todo, vecs)})
-            self.progress("embedded", count=len(todo))
-        return [known[c.hash] for c in chunks]
+        self.report.chunks_reused += sum(1 for c in chunks if c.hash in known)
+        return [known.get(c.hash) for c in chunks]
+
+    def _backfill(self) -> None:
+        from .backfill import backfill
+
+        stats = backfill(self.store, self.embedder, self.repo_id, write_guard=self.write_guard,
+                         progress=self.progress)
+        self.report.chunks_embedded += stats.embedded
+        self.report.chunks_reused += stats.reused
+        self.report.embed_seconds += stats.embed_seconds
 
     def _write_batch(self, batch: list[_Prepared]) -> None:
         from .store import ChunkRow, FileEntry

@@ -106,12 +106,30 @@ class Hit:
 
 
 @dataclass(frozen=True, slots=True)
+class IndexProgress:
+    """How far indexing of the repos a search covered has got, while it is not finished:
+    files whose chunks are written (keyword-searchable) of the files the run works through,
+    and chunk rows with their dense vector of the rows written."""
+
+    repos: tuple[str, ...]
+    files_indexed: int
+    files_total: int
+    chunks: int
+    chunks_embedded: int
+
+
+@dataclass(frozen=True, slots=True)
 class SearchResult:
     query: str
     weak: bool  # best dense similarity below the calibrated threshold
     hits: tuple[Hit, ...]
     best_similarity: float | None = None
     evidence: float | None = None  # the score the weak flag is decided on (evidence.py)
+    # True while a repo in scope is being indexed (or its last run did not finish): hits come
+    # from what is written so far, and dense hits only from rows that have their vectors.
+    partial: bool = False
+    progress: IndexProgress | None = None
+    signals: tuple[str, ...] = ()  # the retrieval signals that returned candidates: dense, bm25
 
 
 @dataclass(frozen=True, slots=True)

@@ -121,6 +121,8 @@ class Job:
             self.phase, self.files_total = "files", f.get("total")
         elif event == "file":
             self.files_done, self.current_file = f.get("done", self.files_done), f.get("path", "")
+        elif event == "backfill":  # the written rows get their vectors from here on
+            self.phase = "embedding"
         elif event == "embedded":
             self.phase, self.chunks_embedded = "embedding", self.chunks_embedded + f.get("count", 0)
         elif event == "written":

@@ -53,6 +53,8 @@ class Settings:
     embedding_dim: int = 0  # 0 -> known from the model / discovered from the first response
     embedding_threads: int = 0  # 0 -> the number of CPU cores this process may use
     embedding_timeout: float = 60.0  # seconds per HTTP request (openai backend)
+    # bundled backend: int8 (the measured fast path, embed/quantize.py) or fp32 (the exact export)
+    embedding_precision: str = "fp32"
     # search
     k: int = 8
     fusion: str = "rrf"  # rrf | weighted
@@ -141,6 +143,7 @@ def _validate(s: Settings) -> Settings:
         (s.embedding_dim >= 0, "embedding_dim must be 0 (auto) or positive"),
         (s.embedding_threads >= 0, "embedding_threads must be 0 (auto) or positive"),
         (s.embedding_timeout > 0, "embedding_timeout must be positive"),
+        (s.embedding_precision in ("int8", "fp32"), "embedding_precision must be int8 or fp32"),
         (s.enrich_concurrency >= 1, "enrich_concurrency must be positive"),
         (s.llm_timeout > 0, "llm_timeout must be positive"),
         (s.keepalive >= 0, "keepalive must be 0 (off) or a positive number of seconds"),

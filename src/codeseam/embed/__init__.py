@@ -34,7 +34,7 @@ def embedder_key(settings: Settings) -> tuple[Any, ...]:
     s = settings
     return (s.embedding_backend, s.embedding_model, s.embedding_base_url, s.embedding_api_key,
             s.embedding_batch, s.embedding_dim, s.embedding_threads, s.embedding_timeout,
-            str(s.data_path))
+            s.embedding_precision, str(s.data_path))
 
 
 def make_embedder(settings: Settings) -> Embedder:
@@ -73,7 +73,7 @@ def _build(s: Settings) -> Embedder:
                 f"the bundled embedding backend has one model ({NAME}), not {s.embedding_model!r}",
                 hint="use RAG_EMBEDDING_BACKEND=sentence-transformers for other models")
         return BundledEmbedder(s.data_path / "models", threads=s.embedding_threads,
-                               batch_size=s.embedding_batch)
+                               batch_size=s.embedding_batch, precision=s.embedding_precision)
     if backend == "sentence-transformers":
         from .st import SentenceTransformerEmbedder
 

@@ -31,6 +31,13 @@ ID = f"bundled:{NAME}"
 DIM = 384
 MAX_SEQ = 256  # word pieces, [CLS] and [SEP] included (sentence_bert_config.json)
 ENGINES = ("onnx", "torch")
+PRECISIONS = ("int8", "fp32")
+# The int8 graph (embed/quantize.py) gives other vectors than fp32 (cosine about 0.995): it is
+# another embedder id, naming the recipe, so an index remembers which one built it.
+
+
+def int8_id(recipe: str) -> str:
+    return f"{ID}@int8-{recipe}"
 DOCUMENT_ENGINE = "onnx"  # measured faster on 2 threads: bench/results/embed.md
 QUERY_ENGINE = "onnx"
 
@@ -60,11 +67,22 @@ class BundledEmbedder(BaseEmbedder):
 
     def __init__(self, cache_root: Path, *, threads: int = 0, batch_size: int = 32,
                  document_engine: str = DOCUMENT_ENGINE, query_engine: str = QUERY_ENGINE,
-                 onnx_spinning: bool = False) -> None:
+                 onnx_spinning: bool = False, precision: str = "fp32", recipe: str | None = None) -> None:
         super().__init__()
         for engine in (document_engine, query_engine):
             if engine not in ENGINES:
                 raise EmbeddingError(f"unknown engine {engine!r}; expected one of {ENGINES}")
+        if precision not in PRECISIONS:
+            raise EmbeddingError(f"unknown precision {precision!r}; expected one of {PRECISIONS}")
+        if precision == "int8" and "torch" in (document_engine, query_engine):
+            raise EmbeddingError("the int8 graph runs on ONNX Runtime only")
+        from . import quantize
+
+        self.precision = precision
+        self.recipe = recipe or quantize.RECIPE
+        if self.recipe not in quantize.RECIPES:
+            raise EmbeddingError(f"unknown int8 recipe {self.recipe!r}; expected one of {sorted(quantize.RECIPES)}")
+        self.id = int8_id(self.recipe) if precision == "int8" else ID
         self.cache_root = Path(cache_root)
         self.threads = threads
         self.onnx_spinning = onnx_spinning  # see OnnxEncoder; kept off (bench/results/embed.md)
@@ -100,6 +118,17 @@ class BundledEmbedder(BaseEmbedder):
         encoder = self._onnx()
         return None if encoder is None else encoder.path
 
+    def warm(self) -> None:
+        """Load the ONNX session now if its files are already cached; never export."""
+        from . import quantize
+        from .onnx_cache import cached_onnx
+
+        found = cached_onnx(self.cache_root, NAME, self.model_dir)
+        if found is None or (self.precision == "int8" and
+                             not (found.parent / (quantize.int8_name(self.recipe) + ".json")).is_file()):
+            return
+        self._onnx()
+
     def engine_in_use(self, kind: str = "document") -> str:
         """The engine that embeds ``kind`` ("document" or "query") after any fallback."""
         self._encoder(kind)
@@ -119,7 +148,8 @@ class BundledEmbedder(BaseEmbedder):
 
         try:
             return self._load_onnx(ensure_onnx(self.cache_root, NAME, self.model_dir,
-                                               threads=self.threads))
+                                               threads=self.threads, precision=self.precision,
+                                               recipe=self.recipe))
         except OnnxExportError as exc:
             return self._fall_back(str(exc))
         except Exception as exc:  # onnxruntime cannot load the cached file: re-export once
@@ -129,7 +159,8 @@ class BundledEmbedder(BaseEmbedder):
                 discard(stale)
             try:
                 return self._load_onnx(ensure_onnx(self.cache_root, NAME, self.model_dir,
-                                                   threads=self.threads))
+                                                   threads=self.threads, precision=self.precision,
+                                               recipe=self.recipe))
             except Exception as again:
                 return self._fall_back(f"{type(again).__name__}: {again}")
 
@@ -145,6 +176,9 @@ class BundledEmbedder(BaseEmbedder):
         return _ONNX[key]
 
     def _fall_back(self, reason: str) -> None:
+        if self.precision == "int8":  # torch would give fp32 vectors under the int8 id
+            raise EmbeddingError(f"the int8 graph of {NAME} is unavailable ({reason})",
+                                 hint="set RAG_EMBEDDING_PRECISION=fp32 (and rebuild the index)")
         self.onnx_failure = reason
         log.warning("ONNX engine unavailable for %s (%s); using torch instead "
                     "(slower cold start)", NAME, reason)

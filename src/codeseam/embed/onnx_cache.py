@@ -31,7 +31,10 @@ import numpy as np
 
 log = logging.getLogger(__name__)
 
-EXPORT_FORMAT = 1  # bump when the exported graph changes; old caches are then ignored
+EXPORT_FORMAT = 2  # bump when the exported graph changes; old caches are then ignored
+# 2: eager attention in the export (the int8 fast path fuses it; fp32 vectors unchanged)
+# the int8 graph is model-int8-<recipe>.onnx, published with <that name>.json written last
+# (like meta.json: no marker, no usable graph)
 OPSET = 17
 WEIGHTS = "model.onnx.data"
 MIN_COSINE = 0.9999
@@ -81,8 +84,55 @@ def cached_onnx(cache_root: Path, name: str, model_dir: Path) -> Path | None:
     return folder / "model.onnx" if (folder / "meta.json").is_file() else None
 
 
-def ensure_onnx(cache_root: Path, name: str, model_dir: Path, *, threads: int = 0) -> Path:
-    """The cached ONNX file, exported first if missing. Raises ``OnnxExportError``."""
+def ensure_onnx(cache_root: Path, name: str, model_dir: Path, *, threads: int = 0,
+                precision: str = "fp32", recipe: str | None = None) -> Path:
+    """The cached ONNX file (``precision`` fp32, or its derived int8 graph), exported or
+    derived first if missing. Raises ``OnnxExportError``."""
+    fp32 = _ensure_fp32(cache_root, name, model_dir, threads=threads)
+    return fp32 if precision == "fp32" else ensure_int8(fp32, model_dir, threads=threads, recipe=recipe)
+
+
+def ensure_int8(fp32: Path, model_dir: Path, *, threads: int = 0, recipe: str | None = None) -> Path:
+    """The int8 graph derived from ``fp32`` (``quantize.derive_int8``), checked against it
+    on the probe texts (cosine >= ``quantize.MIN_COSINE``) before it is published."""
+    from . import quantize
+
+    recipe = recipe or quantize.RECIPE
+    folder = fp32.parent
+    name = quantize.int8_name(recipe)
+    marker = folder / (name + ".json")
+    if marker.is_file():
+        return folder / name
+    with _locked(folder / ".lock"):
+        if marker.is_file():
+            return folder / name
+        tmp = Path(tempfile.mkdtemp(dir=folder, prefix=".int8-"))
+        try:
+            try:
+                quantize.derive_int8(fp32, tmp / name, recipe=recipe)
+                cosine = _agreement(fp32, tmp / name, model_dir, threads)
+            except Exception as exc:
+                raise OnnxExportError(f"cannot derive the int8 graph: {type(exc).__name__}: {exc}") from exc
+            if cosine < quantize.MIN_COSINE:
+                raise OnnxExportError(f"the int8 graph disagrees with fp32 (cosine {cosine:.4f})")
+            os.replace(tmp / name, folder / name)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        _write_json(marker, {"recipe": recipe, "min_cosine": cosine}, strict=True)
+    return folder / name
+
+
+def _agreement(a: Path, b: Path, model_dir: Path, threads: int) -> float:
+    """Lowest cosine between the vectors of two ONNX graphs over the probe texts."""
+    from .tokens import model_tokenizer
+
+    tok = model_tokenizer(model_dir / "tokenizer.json", 256)
+    va, vb = (OnnxEncoder(p, tok, threads=threads).encode(list(PROBES)) for p in (a, b))
+    cos = np.sum(va * vb, axis=1) / (np.linalg.norm(va, axis=1) * np.linalg.norm(vb, axis=1))
+    return float(cos.min())
+
+
+def _ensure_fp32(cache_root: Path, name: str, model_dir: Path, *, threads: int = 0) -> Path:
     found = cached_onnx(cache_root, name, model_dir)
     if found:
         return found
@@ -102,9 +152,10 @@ def ensure_onnx(cache_root: Path, name: str, model_dir: Path, *, threads: int = 
 
 def discard(onnx_path: Path) -> None:
     """Forget a cached export (e.g. one that onnxruntime cannot load)."""
-    for name in ("meta.json", "model.onnx", WEIGHTS):
+    for path in [*onnx_path.parent.glob("model-int8-*"), *(onnx_path.parent / n for n in
+                 ("meta.json", "model.onnx", WEIGHTS))]:
         with contextlib.suppress(OSError):
-            (onnx_path.parent / name).unlink()
+            path.unlink()
 
 
 # -- export --------------------------------------------------------------------------------
@@ -157,7 +208,12 @@ def _export(model_dir: Path, dest: Path, mode: str, threads: int) -> Any:
         import torch
 
         model = load_sentence_transformer(str(model_dir), threads=threads, local_files_only=True)
-        wrapper = _pooled_model_class()(model[0].auto_model, mode).eval()
+        transformer = model[0].auto_model
+        # eager attention exports as plain MatMul/Softmax nodes, which ONNX Runtime's
+        # transformers optimizer fuses into one Attention op (the int8 path needs that)
+        if hasattr(transformer, "set_attn_implementation"):
+            transformer.set_attn_implementation("eager")
+        wrapper = _pooled_model_class()(transformer, mode).eval()
         single = dest.with_name("single.onnx")
         sample = tuple(torch.ones((2, 8), dtype=torch.long) for _ in _INPUTS)
         axes = {k: {0: "batch", 1: "seq"} for k in _INPUTS} | {"embedding": {0: "batch"}}

@@ -303,11 +303,16 @@ def answer_record(question: str, data: dict[str, Any]):
 
 
 def search_result(data: dict[str, Any]):
-    from ..records import Hit, SearchResult
+    from ..records import Hit, IndexProgress, SearchResult
 
     hits = tuple(Hit(h["repo"], h["path"], h["symbol"], h["kind"], h["language"], h["start_line"],
                      h["end_line"], h["score"], h["text"], h.get("role", "source")) for h in data["hits"])
-    return SearchResult(data["query"], bool(data["weak"]), hits, data.get("best_similarity"), data.get("evidence"))
+    p = data.get("progress")
+    progress = None if not p else IndexProgress(tuple(p["repos"]), p["files_indexed"], p["files_total"],
+                                                 p["chunks"], p["chunks_embedded"])
+    return SearchResult(data["query"], bool(data["weak"]), hits, data.get("best_similarity"),
+                        evidence=data.get("evidence"), partial=bool(data.get("partial")), progress=progress,
+                        signals=tuple(data.get("signals", ())))
 
 
 def status_record(data: dict[str, Any]):

@@ -23,6 +23,7 @@ from . import setup
 from .client import MAX_WINDOW
 from .connect import Connection, connect
 from .expr import all_of, compile_glob, eq, is_in, like_prefix, quotable
+from .pending import PendingRows
 from .model import (ChunkRow, FileEntry, Filters, IndexMeta, StoredChunk, check_chunk_id, check_repo_id,
                     check_varchar, check_vector, check_vectors)
 
@@ -42,7 +43,7 @@ def _repo_key(repo_id: str) -> str:
     return "repo:" + content_hash(repo_id)
 
 
-class Store:
+class Store(PendingRows):
     """An open index. Use :meth:`open`; the constructor is internal."""
 
     def __init__(self, conn: Connection, collection: str) -> None:
@@ -169,7 +170,9 @@ class Store:
         """Upsert by id. Rows are validated first: Milvus Lite neither checks VARCHAR lengths
         nor keeps the old rows of a failed upsert."""
         assert self.meta is not None
-        vectors = check_vectors([r.dense for r in rows], self.meta.dim, "chunk rows")
+        zero = [0.0] * self.meta.dim  # a keyword-only row (dense=None): see ChunkRow
+        vectors = check_vectors([zero if r.dense is None else r.dense for r in rows], self.meta.dim,
+                                "chunk rows")
         dicts, sizes = [], []
         for row, vector in zip(rows, vectors):
             c = row.chunk
@@ -181,6 +184,7 @@ class Store:
             for field, value in values.items():
                 check_varchar(field, value)
             values.update(start_line=int(c.start_line), end_line=int(c.end_line), dense=vector)
+            values[sch.EMBEDDED] = row.dense is not None
             dicts.append(values)
             sizes.append(len(c.text) + len(c.indexed_text) + 4 * self.meta.dim + 256)
         self._m.upsert(self.names.chunks, dicts, sizes, point="insert")
@@ -252,7 +256,7 @@ class Store:
         wanted = [h for h in dict.fromkeys(chunk_hashes) if h and quotable(h)]
         found: dict[str, list[float]] = {}
         for i in range(0, len(wanted), HASHES_PER_QUERY):
-            expr = is_in("chunk_hash", wanted[i:i + HASHES_PER_QUERY])
+            expr = all_of(is_in("chunk_hash", wanted[i:i + HASHES_PER_QUERY]), sch.DENSE_READY)
             for r in self._m.query(self.names.chunks, expr, ["chunk_hash", "dense"]):
                 found.setdefault(r["chunk_hash"], [float(x) for x in r["dense"]])
         return found
@@ -297,13 +301,14 @@ class Store:
 
     # -- retrieval ---------------------------------------------------------------------------
     def dense_search(self, vector: Sequence[float], k: int, filters: Filters) -> list[StoredChunk]:
-        """Nearest chunks; ``score`` is the cosine similarity (inner product of unit vectors)."""
+        """Nearest chunks; ``score`` is the cosine similarity (inner product of unit vectors).
+        Keyword-only rows (not embedded yet) are never among them."""
         assert self.meta is not None
         vec = check_vector(vector, self.meta.dim, "query")
 
         def run(expr: str, limit: int) -> list[dict]:
             return self._m.call("search (dense)", "search", self.names.chunks, data=[vec], anns_field="dense",
-                                filter=expr, limit=limit, output_fields=list(sch.CHUNK_FIELDS),
+                                filter=all_of(expr, sch.DENSE_READY), limit=limit, output_fields=list(sch.CHUNK_FIELDS),
                                 search_params=sch.dense_search_params(limit, server=self.server))[0]
         return self._search(filters, k, run)
 
@@ -355,7 +360,7 @@ class Store:
 
         def run(expr: str, limit: int) -> list[dict]:
             reqs = [AnnSearchRequest([vec], "dense", sch.dense_search_params(limit, server=self.server),
-                                     limit, expr=expr or None)]
+                                     limit, expr=all_of(expr, sch.DENSE_READY))]
             if query_text.strip():
                 reqs.append(AnnSearchRequest([query_text], "sparse", {"metric_type": "BM25"}, limit,
                                              expr=expr or None))

@@ -14,7 +14,8 @@ from ..errors import ConfigError, StoreError
 from ..records import Chunk
 
 # Bump when the collections' fields, analyzer or index types change.
-SCHEMA_VERSION = 3  # 2: dense metric IP on unit vectors (was COSINE); 3: a role per chunk
+SCHEMA_VERSION = 4  # 2: dense metric IP on unit vectors (was COSINE); 3: a role per chunk;
+# 4: an ``embedded`` flag per chunk row (keyword-only rows until the dense backfill)
 
 # VARCHAR limits in UTF-8 bytes (Milvus' own ceiling is 65,535).
 MAX_TEXT_BYTES = 65_535
@@ -70,13 +71,17 @@ class FileEntry:
 
 @dataclass(frozen=True)
 class ChunkRow:
-    """A chunk ready to write: ``id`` is deterministic (given by the caller, upsert key)."""
+    """A chunk ready to write: ``id`` is deterministic (given by the caller, upsert key).
+
+    ``dense=None`` writes a keyword-only row: BM25 finds it at once, dense search never does
+    (it is stored with a zero vector and ``embedded = false``) until its vector is put in
+    by the dense backfill (``Store.put_vectors``)."""
 
     id: str
     repo_id: str
     file_hash: str
     chunk: Chunk
-    dense: Sequence[float]
+    dense: Sequence[float] | None
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,14 @@ HNSW_PARAMS = {"M": 16, "efConstruction": 200}
 # measured recall@40 0.40 whatever nlist/nprobe, so Lite stays exact (bench/results/store.md).
 DENSE_METRIC = "IP"
 
+# A chunk row is written keyword-only first (zero dense vector, ``embedded`` false: BM25 finds
+# it, dense search filters it out) and gets its vector from the dense backfill.
+EMBEDDED = "embedded"
+DENSE_READY = f"{EMBEDDED} == true"
+DENSE_PENDING = f"{EMBEDDED} == false"
+# Fields Milvus derives (never written): dropped from a row read back before it is rewritten.
+DERIVED_FIELDS = ("sparse",)
+
 CHUNK_FIELDS = ("id", "repo_id", "path", "language", "symbol", "parent", "kind", "role", "start_line",
                 "end_line", "text", "chunk_hash", "file_hash")
 FILE_FIELDS = ("id", "repo_id", "path", "size", "mtime_ns", "file_hash", "n_chunks", "indexed_at")
@@ -69,6 +77,7 @@ def chunk_schema(dim: int, *, server: bool):
     s.add_field("dense", DataType.FLOAT_VECTOR, dim=dim)
     s.add_field("file_hash", DataType.VARCHAR, max_length=LIMITS["file_hash"])
     s.add_field("chunk_hash", DataType.VARCHAR, max_length=LIMITS["chunk_hash"])
+    s.add_field(EMBEDDED, DataType.BOOL)
     s.add_function(Function(name="indexed_text_bm25", function_type=FunctionType.BM25,
                             input_field_names=["indexed_text"], output_field_names=["sparse"]))
     return s

@@ -83,7 +83,17 @@ def search_json(result) -> dict[str, Any]:
              "role": h.role, "start_line": h.start_line, "end_line": h.end_line, "score": round(h.score, 6), "text": h.text}
             for h in result.hits
         ],
+        "partial": result.partial,
+        "signals": list(result.signals),
+        "progress": progress_json(result.progress),
     }
+
+
+def progress_json(p) -> dict[str, Any] | None:
+    if p is None:
+        return None
+    return {"repos": list(p.repos), "files_indexed": p.files_indexed, "files_total": p.files_total,
+            "chunks": p.chunks, "chunks_embedded": p.chunks_embedded}
 
 
 @click.command("status")

@@ -14,8 +14,8 @@ SNIPPET_LINES = 6
 class IndexProgress:
     """The progress callback for an indexing run, drawn with rich on a TTY (stderr).
 
-    Events (from ``indexer.IndexRun``): discover, plan, files, file, embedded, written,
-    deleted, done. When disabled it does nothing; the run still ends with a one-line summary.
+    Events (from ``indexer.IndexRun``): discover, plan, files, file, written, backfill (rows
+    to embed), embedded, deleted, done. When disabled it does nothing; the run still ends with a one-line summary.
     """
 
     def __init__(self, enabled: bool) -> None:
@@ -49,6 +49,8 @@ class IndexProgress:
             self._chunks = p.add_task("embedded", total=None, note="")
         elif event == "file" and self._files is not None:
             p.update(self._files, completed=f["done"], note=f["path"][-50:])
+        elif event == "backfill" and self._chunks is not None:
+            p.update(self._chunks, total=f["rows"], completed=0)
         elif event == "embedded" and self._chunks is not None:
             p.update(self._chunks, advance=f["count"])
         elif event == "plan":
@@ -82,6 +84,11 @@ def print_hits(result) -> None:
     from rich.syntax import Syntax
 
     console = Console(highlight=False, soft_wrap=True)
+    p = getattr(result, "progress", None)
+    if getattr(result, "partial", False) and p is not None:
+        console.print(f"[yellow]partial: indexing of {', '.join(p.repos)} is not finished "
+                      f"({p.files_indexed}/{p.files_total} files searchable, {p.chunks_embedded}/{p.chunks} "
+                      f"chunks embedded); answered by {', '.join(result.signals) or 'no signal'}[/yellow]")
     if result.weak:
         console.print("[yellow]weak evidence: nothing in the index is close to this query; "
                       "the results below are the nearest matches, not answers[/yellow]")

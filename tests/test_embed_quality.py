@@ -1,0 +1,57 @@
+"""The bundled model's int8 fast path against its fp32 export, on real code (issue 16).
+
+Tolerance, stated: over real stdlib chunks (the ``indexed_text`` codeseam embeds), every int8
+vector is within cosine 0.99 of its fp32 vector and the mean is at least 0.995 (measured:
+min about 0.997, mean about 0.998, bench/results/embed-speed.md); and for code-search
+queries over those chunks, the int8 top 5 shares at least 4 of 5 chunks with the fp32 top 5 on
+average, with the same best chunk for at least 90 % of the queries. Retrieval itself is judged
+by ``codeseam eval`` (MRR within 0.005 of fp32 on stdlib-dev and repos-dev, README)."""
+
+from __future__ import annotations
+
+import sysconfig
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from codeseam.chunk import chunk_file
+from codeseam.embed.bundled import ID, BundledEmbedder
+
+pytestmark = pytest.mark.integration
+
+STDLIB = Path(sysconfig.get_paths()["stdlib"])
+FILES = ["heapq.py", "bisect.py", "fnmatch.py", "base64.py", "textwrap.py"]
+QUERIES = ["push an item onto a heap", "find the insertion point in a sorted list", "translate a shell pattern to a regex",
+           "decode base64 data", "wrap a paragraph to a given width", "merge several sorted inputs",
+           "encode bytes as ascii85", "remove common leading whitespace", "n smallest elements",
+           "case-insensitive filename matching"]
+MIN_COSINE, MEAN_COSINE, TOP5_OVERLAP, TOP1_AGREE = 0.99, 0.995, 4.0, 0.9
+
+
+@pytest.fixture(scope="module")
+def embedders(tmp_path_factory):
+    cache = tmp_path_factory.mktemp("models")
+    fp32 = BundledEmbedder(cache, threads=2, precision="fp32")
+    int8 = BundledEmbedder(cache, threads=2, precision="int8")
+    assert fp32.prepare() is not None and int8.prepare() is not None  # ONNX export, then the int8 graph
+    return fp32, int8
+
+
+def test_int8_vectors_and_rankings_stay_within_tolerance_of_fp32(embedders):
+    fp32, int8 = embedders
+    assert fp32.id == ID and int8.id.startswith(ID + "@int8-") and int8.id != fp32.id
+    texts = []
+    for name in FILES:
+        texts += [c.indexed_text for c in chunk_file(name, (STDLIB / name).read_text(encoding="utf-8"))]
+    a, b = fp32.embed_documents(texts), int8.embed_documents(texts)
+    cos = (a * b).sum(axis=1)  # unit vectors
+    assert cos.min() >= MIN_COSINE and cos.mean() >= MEAN_COSINE, (cos.min(), cos.mean())
+
+    overlaps, same_best = [], 0
+    for q in QUERIES:
+        top_a = np.argsort(-(a @ fp32.embed_query(q)))[:5]
+        top_b = np.argsort(-(b @ int8.embed_query(q)))[:5]
+        overlaps.append(len(set(top_a) & set(top_b)))
+        same_best += top_a[0] == top_b[0]
+    assert np.mean(overlaps) >= TOP5_OVERLAP and same_best / len(QUERIES) >= TOP1_AGREE, (overlaps, same_best)
