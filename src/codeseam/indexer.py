@@ -13,7 +13,7 @@ import json
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Collection, Iterator, Sequence
 
 from . import faults
 from .chunk import CHUNKER_VERSION, Budget, chunk_file
@@ -47,6 +47,7 @@ class IndexReport:
     chunks_written: int = 0
     chunks_embedded: int = 0
     chunks_reused: int = 0
+    chunks_moved: int = 0  # reused from a renamed file's old rows (moves.py)
     redactions: int = 0
     redacted_files: int = 0
     truncated: int = 0
@@ -57,6 +58,7 @@ class IndexReport:
     enrich: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
     embed_seconds: float = 0.0
+    unfinished: list[str] = field(default_factory=list)  # left for the next run (stop_when)
 
     def summary(self) -> str:
         if self.dry_run:
@@ -112,10 +114,17 @@ class _Prepared:
 
 
 class IndexRun:
-    """State of one run over one repo; ``run()`` does it."""
+    """State of one run over one repo; ``run()`` does it.
+
+    ``scope`` (the freshness path): only these paths are planned (the discovery holds those of
+    them that are still indexable; the others are deleted), the rest of the manifest is left
+    alone. ``stop_when()`` is asked after each written batch: when true the run ends there,
+    cleanly (every written file is whole, the manifest agrees with the rows), and the paths
+    it did not reach are in ``report.unfinished``."""
 
     def __init__(self, store, embedder, settings, root: str, repo_id: str, *,
-                 progress: Progress | None = None, write_guard=None, enricher=None) -> None:
+                 progress: Progress | None = None, write_guard=None, enricher=None,
+                 scope: Collection[str] | None = None, stop_when: Callable[[], bool] | None = None) -> None:
         self.store, self.embedder, self.settings = store, embedder, settings
         self.root, self.repo_id = root, repo_id
         self.progress = progress or _quiet
@@ -125,6 +134,9 @@ class IndexRun:
         self.report = IndexReport(repo_id=repo_id, root=root)
         self.allow: tuple[str, ...] = ()
         self.verifying = False  # stored rows were checked against the manifest in this run
+        self.scope = None if scope is None else frozenset(scope)
+        self.stop_when = stop_when
+        self.moved = None  # MovedVectors of the paths this run deletes
 
     # -- the run -------------------------------------------------------------------------
     def run(self, discovery: Discovery) -> IndexReport:
@@ -157,9 +169,16 @@ class IndexRun:
             self._finish(record, fingerprint, t0, touched=False)
             return self.report
         self.store.put_repo_record(self.repo_id, {**record, "root": self.root, "state": "syncing"})
-        self._delete(plan.delete)
         redo = list(plan.redo) + self._check(plan.check, self.store_manifest)
+        if plan.delete and redo:  # a rename: the new path's chunks take the old rows' vectors
+            from .moves import MovedVectors
+
+            self.moved = MovedVectors(self.store, self.repo_id, plan.delete)
         self._redo(redo)
+        if self.report.unfinished and self.moved:  # keep the old rows for the files not reached
+            self.report.unfinished += plan.delete
+        else:
+            self._delete(plan.delete)  # after the new rows: a moved file is never missing
         self._finish(record, fingerprint, t0, touched=True)
         return self.report
 
@@ -173,6 +192,8 @@ class IndexRun:
 
     def _plan(self, d: Discovery, record: dict, fingerprint: str) -> SyncPlan:
         entries = self.store.file_entries(self.repo_id)
+        if self.scope is not None:
+            entries = {p: e for p, e in entries.items() if p in self.scope}
         self.store_manifest = {
             p: ManifestEntry(p, e.size, e.mtime_ns, e.file_hash, e.n_chunks) for p, e in entries.items()
         }
@@ -181,6 +202,8 @@ class IndexRun:
         counts = hashes = None
         if interrupted or (entries and not record) or unclean:
             census = self.store.chunk_census(self.repo_id)
+            if self.scope is not None:
+                census = {p: c for p, c in census.items() if p in self.scope}
             counts = {p: sum(by_hash.values()) for p, by_hash in census.items()}
             hashes = {p: set(by_hash) for p, by_hash in census.items()}
             self.verifying = True
@@ -239,8 +262,15 @@ class IndexRun:
     def _redo(self, files: Sequence[SourceFile]) -> None:
         total = len(files)
         self.progress("files", total=total)
+        reached = 0
         for batch in self._batches(files):
             self._write_batch(batch)
+            reached = files.index(batch[-1].file, reached) + 1
+            if self.stop_when is not None and reached < total and self.stop_when():
+                self.report.unfinished = [f.path for f in files[reached:]]
+                log.info("%s: stopped after %d of %d files (time is up); the rest is left for the next sync",
+                         self.repo_id, reached, total)
+                return
 
     def _batches(self, files: Sequence[SourceFile]) -> Iterator[list[_Prepared]]:
         batch: list[_Prepared] = []
@@ -293,6 +323,12 @@ class IndexRun:
         known = self.store.vectors_by_hash(wanted) if wanted else {}
         todo = [c for c in {c.hash: c for c in chunks}.values() if c.hash not in known]
         self.report.chunks_reused += len(chunks) - sum(1 for c in chunks if c.hash not in known)
+        if todo and self.moved:
+            moved = self.moved.vectors(todo)
+            known.update(moved)
+            todo = [c for c in todo if c.hash not in moved]
+            self.report.chunks_moved += len(moved)
+            self.report.chunks_reused += sum(1 for c in chunks if c.hash in moved)
         if todo:
             faults.point("embed")
             t = time.perf_counter()

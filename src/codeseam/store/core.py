@@ -254,6 +254,26 @@ class Store:
                 found.setdefault(r["chunk_hash"], [float(x) for x in r["dense"]])
         return found
 
+    def chunk_texts(self, repo_id: str, paths: Sequence[str]) -> list[dict]:
+        """``{"id", "path", "language", "symbol", "text"}`` of every chunk row of ``paths`` (to
+        find the vectors of a renamed file's chunks before its old rows are deleted)."""
+        check_repo_id(repo_id)
+        plain = [p for p in dict.fromkeys(paths) if quotable(p)]
+        rows: list[dict] = []
+        for i in range(0, len(plain), PATHS_PER_QUERY):
+            expr = all_of(eq("repo_id", repo_id), is_in("path", plain[i:i + PATHS_PER_QUERY]))
+            rows += self._m.query_all(self.names.chunks, expr, ["path", "language", "symbol", "text"])
+        return rows
+
+    def vectors_by_id(self, ids: Sequence[str]) -> dict[str, list[float]]:
+        """Stored dense vectors of the chunk rows ``ids``."""
+        wanted = [i for i in dict.fromkeys(ids) if quotable(i)]
+        found: dict[str, list[float]] = {}
+        for i in range(0, len(wanted), IDS_PER_FETCH):
+            for r in self._m.query(self.names.chunks, is_in("id", wanted[i:i + IDS_PER_FETCH]), ["dense"]):
+                found[r["id"]] = [float(x) for x in r["dense"]]
+        return found
+
     def remove_repo(self, repo_id: str) -> int:
         """Delete a repo's chunks, manifest and record; returns the chunk rows deleted."""
         check_repo_id(repo_id)
