@@ -116,7 +116,7 @@ def test_search_returns_the_cli_json_shape(site):
     res = c.get("/search", params={"q": "compute_retry_delay", "k": 3})
     assert res.status_code == 200
     body = res.json()
-    assert set(body) == {"query", "weak", "hits", "best_similarity"}
+    assert set(body) == {"query", "weak", "hits", "best_similarity", "notes"}
     top = body["hits"][0]
     assert (top["repo"], top["path"], top["symbol"]) == ("proj", "pkg/retry.py", "compute_retry_delay")
     lines = RETRY_PY.split("\n")
