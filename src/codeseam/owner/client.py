@@ -306,8 +306,11 @@ def search_result(data: dict[str, Any]):
     from ..records import Hit, SearchResult
 
     hits = tuple(Hit(h["repo"], h["path"], h["symbol"], h["kind"], h["language"], h["start_line"],
-                     h["end_line"], h["score"], h["text"], h.get("role", "source")) for h in data["hits"])
-    return SearchResult(data["query"], bool(data["weak"]), hits, data.get("best_similarity"))
+                     h["end_line"], h["score"], h["text"], h.get("role", "source"), bool(h.get("stale")),
+                     h.get("current_lines", [h["start_line"], h["end_line"]]) is not None, h.get("note") or "")
+                 for h in data["hits"])
+    return SearchResult(data["query"], bool(data["weak"]), hits, data.get("best_similarity"),
+                        tuple(data.get("notes", ())))
 
 
 def status_record(data: dict[str, Any]):
@@ -317,7 +320,9 @@ def status_record(data: dict[str, Any]):
         return calendar.timegm(time.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ")) if stamp else None
 
     repos = tuple(RepoStatus(r["repo"], r["root"], r["files"], r["chunks"], when(r.get("last_sync")),
-                             r["state"], tuple((r.get("languages") or {}).items()), tuple(r.get("roles") or ()))
+                             r["state"], tuple((r.get("languages") or {}).items()), tuple(r.get("roles") or ()),
+                             freshness=(r.get("freshness") or {}).get("mode", ""),
+                             freshness_note=(r.get("freshness") or {}).get("note", ""))
                   for r in data.get("repos", ()))
     return Status(data["uri"], data["collection"], data.get("embedder", ""), data.get("dim", 0),
                   data.get("chunker", ""), data.get("schema_version", 0), repos)

@@ -79,9 +79,13 @@ def format_hits(result) -> str:
     lines = [f'{len(result.hits)} results for "{result.query}"']
     if result.weak:
         lines.append("weak evidence: nothing indexed is close to this query; these are only the nearest matches")
+    lines += [f"note: {n}" for n in getattr(result, "notes", ())]
     for i, h in enumerate(result.hits, 1):
-        lines.append(f"\n[{i}] {h.path}:{h.start_line}-{h.end_line} {h.symbol}  ({h.repo}, {h.language}, "
-                     f"{h.role}, score {h.score:.4f})")
+        where = f"{h.path}:{h.start_line}-{h.end_line}" if h.lines_current else f"{h.path} (NOT at its indexed lines)"
+        lines.append(f"\n[{i}] {where} {h.symbol}  ({h.repo}, {h.language}, {h.role}, score {h.score:.4f})"
+                     + ("  STALE" if h.stale else ""))
+        if h.note:
+            lines.append(f"stale: {h.note}")
         body = h.text.rstrip("\n").split("\n")
         fence = "````" if "```" in h.text else "```"
         lines.append(f"{fence}{h.language}\n" + "\n".join(body[:SNIPPET_LINES]) + f"\n{fence}")
@@ -92,7 +96,9 @@ def format_hits(result) -> str:
 
 def format_status(st, jobs: list[Job], llm: bool) -> str:
     lines = [f"index: {st.uri} (embedder {st.embedder}, {st.dim}-d; chunker {st.chunker})"]
-    lines += [f"- {r.repo_id}: {r.files} files, {r.chunks} chunks, {r.state}, root {r.root}" for r in st.repos]
+    lines += [f"- {r.repo_id}: {r.files} files, {r.chunks} chunks, {r.state}, root {r.root}"
+              + (f"; freshness {r.freshness}" + (f" ({r.freshness_note})" if r.freshness_note else "")
+                 if r.freshness else "") for r in st.repos]
     if not st.repos:
         lines.append("no repos indexed yet: call index_repo with a repository path")
     lines += [j.line() for j in jobs]
