@@ -191,9 +191,7 @@ class IndexRun:
         self.progress("discover", files=len(d.files), skipped=len(d.skips))
 
     def _plan(self, d: Discovery, record: dict, fingerprint: str) -> SyncPlan:
-        entries = self.store.file_entries(self.repo_id)
-        if self.scope is not None:
-            entries = {p: e for p, e in entries.items() if p in self.scope}
+        entries = self.store.file_entries(self.repo_id, None if self.scope is None else sorted(self.scope))
         self.store_manifest = {
             p: ManifestEntry(p, e.size, e.mtime_ns, e.file_hash, e.n_chunks) for p, e in entries.items()
         }
@@ -220,11 +218,24 @@ class IndexRun:
         r.seconds = time.perf_counter() - t0
         new = {**record, "root": self.root, "state": "clean", "pipeline": fingerprint,
                "last_sync": time.time(), "embedder": self.embedder.id}
+        lost = self._lost(record.get("lost") or {})
+        new.pop("lost", None)
+        if lost:
+            new["lost"] = lost
         if touched or new != record:
             self.store.put_repo_record(self.repo_id, new)
         if self.verifying:
             self.store.verified.add(self.repo_id)
         self.progress("done", report=r)
+
+    def _lost(self, before: dict[str, str]) -> dict[str, str]:
+        """Files that were indexed and could not be read as text any more (now binary,
+        unreadable, too large): kept in the repo record, for ``status``, until they are
+        indexed again or deleted."""
+        skipped = {s.path: f"{s.reason}: {s.detail}" if s.detail else s.reason for s in self.report.skips}
+        lost = {p: why for p, why in before.items() if self.scope is not None and p not in self.scope}
+        lost.update({p: why for p, why in skipped.items() if p in self.store_manifest or p in before})
+        return dict(sorted(lost.items())[:200])
 
     # -- deletes, checks -----------------------------------------------------------------
     def _delete(self, paths: Sequence[str]) -> None:

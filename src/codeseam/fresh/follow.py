@@ -43,7 +43,7 @@ def follow(refresher: Any, on_event: Callable[[str, str, Any], None], stop: thre
         now = time.monotonic()
         if now >= next_scan:
             for st in states:
-                refresher.collect(st, now + SCAN_BOX)
+                refresher.collect(st, now + SCAN_BOX, records.get(st.repo_id))
             next_scan = now + scan_every
         todo = [st for st in states if st.pending and st.mode != "missing"]
         if todo:

@@ -18,64 +18,24 @@ Write batches hold the index's lock, so a search sees each file old or new, neve
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
 import logging
 import os
 import threading
 import time
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from ..errors import CodeseamError
 from ..records import SearchResult
 from .hits import check_hits
-from .scan import StatScan, walk_new
+from .repo import Query, RepoFresh, expand, is_git, load_manifest, readable_again, too_many
+from .scan import StatScan
 from .watch import Watcher, WatchUnavailable
 
 log = logging.getLogger(__name__)
 
 SCAN_SHARE = 0.5  # of the query's budget, at most, for a stat scan
-FULL_SYNC_MIN = 2000  # dirty paths above this (and above half the manifest): discover the whole tree
 DIRTY_CAP = 100_000  # dirty paths above this: forget them, discover the whole tree
-
-
-@dataclass
-class RepoFresh:
-    """What the refresher knows of one repo."""
-
-    repo_id: str
-    root: str
-    mode: str = "scan"  # watch | scan | missing
-    note: str = ""  # why not watched, or what failed
-    dirty: set[str] = field(default_factory=set)
-    full: bool = False  # discover the whole tree at the next sync
-    rescan: bool = True  # stat-scan before trusting the dirty set (at start, after a watcher failure)
-    watcher: Watcher | None = None
-    watch_refused: bool = False  # watching was tried and is impossible here
-    scan: StatScan | None = None
-    manifest: dict[str, tuple[int, int]] | None = None
-    sorted_paths: list[str] = field(default_factory=list)
-    is_git: bool | None = None
-    last_sync: dict[str, Any] | None = None
-    lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
-
-    @property
-    def pending(self) -> bool:
-        return bool(self.dirty) or self.full
-
-    def describe(self) -> dict[str, Any]:
-        return {"mode": self.mode, "note": self.note, "pending": len(self.dirty) + (1 if self.full else 0),
-                "last_sync": self.last_sync}
-
-
-@dataclass
-class Query:
-    """One query's freshness: its deadline, the repos in scope, the notes for the result."""
-
-    repos: list[RepoFresh]
-    deadline: float
-    notes: list[str] = field(default_factory=list)
 
 
 class Refresher:
@@ -167,22 +127,28 @@ class Refresher:
                    "pending": 0, "last_sync": None}
         if self.settings.freshness == "off":
             out["mode"], out["note"] = "off", "freshness is off: searches answer from the index as it is"
+        lost = record.get("lost") or {}
+        if lost:
+            shown = "; ".join(f"{p} ({why})" for p, why in sorted(lost.items())[:5]) + (" ..." if len(lost) > 5 else "")
+            out["note"] = "; ".join(x for x in (out["note"], f"{len(lost)} indexed files left the index, no longer "
+                                                             f"readable as text: {shown}") if x)
         return out
 
     # -- finding changes --------------------------------------------------------------------
-    def _load_manifest(self, st: RepoFresh) -> None:
-        entries = self.ix.store.file_entries(st.repo_id)
-        st.manifest = {p: (e.size, e.mtime_ns) for p, e in entries.items()}
-        st.sorted_paths = sorted(st.manifest)
-
-    def collect(self, st: RepoFresh, deadline: float | None) -> None:
+    def collect(self, st: RepoFresh, deadline: float | None, record: dict | None = None) -> None:
         """Add what changed on disk to the dirty set: a stat scan unless a watcher runs (after
-        its start-up scan)."""
-        if st.mode == "missing" or (st.mode == "watch" and not st.rescan):
+        its start-up scan); and files that left the index unreadable, once readable again."""
+        if st.mode == "missing":
+            return
+        for path in (record or {}).get("lost") or ():
+            if readable_again(os.path.join(st.root, path), self.settings.max_file_bytes):
+                with st.lock:
+                    st.dirty.add(path)
+        if st.mode == "watch" and not st.rescan:
             return
         with st.lock:
             if st.manifest is None:
-                self._load_manifest(st)
+                load_manifest(self.ix.store, st)
             if st.scan is None:
                 record = self.ix.store.repo_records().get(st.repo_id, {})
                 st.scan = StatScan(st.root, st.manifest, float(record.get("last_sync") or 0.0))
@@ -202,7 +168,7 @@ class Refresher:
         q.repos = [self.state(r, records[r]) for r in repo_ids if r in records]
         scan_deadline = time.monotonic() + budget * SCAN_SHARE
         for st in q.repos:
-            self.collect(st, scan_deadline)
+            self.collect(st, scan_deadline, records.get(st.repo_id))
         if self.settings.freshness == "sync":
             self._sync_within(q, [st for st in q.repos if st.pending])
         return q
@@ -313,18 +279,18 @@ class Refresher:
             if record is None:  # removed meanwhile
                 return None
             if st.manifest is None:
-                self._load_manifest(st)
+                load_manifest(self.ix.store, st)
             store = ix.store
             full = (full or record.get("state") != "clean" or (store.unclean and st.repo_id not in store.verified))
-            scope = None if full else self._expand(st, paths)
-            if scope is not None and self._too_many(st, scope):
+            scope = None if full else expand(st, paths)
+            if scope is not None and too_many(st, scope):
                 scope = None
             if scope is None:
                 discovery = discover(st.root, max_file_bytes=self.settings.max_file_bytes)
             else:
                 from ..discover.subset import discover_paths
 
-                discovery = discover_paths(st.root, scope, known=st.manifest, is_git=self._is_git(st),
+                discovery = discover_paths(st.root, scope, known=st.manifest, is_git=is_git(st),
                                            max_file_bytes=self.settings.max_file_bytes)
             enricher = ix._enricher()
             try:
@@ -345,45 +311,16 @@ class Refresher:
             st.dirty |= set(report.unfinished)
             if st.note.startswith("the last sync failed"):
                 st.note = ""
-        self._load_manifest(st)
+        load_manifest(self.ix.store, st, scope)
         if st.scan is not None:
-            st.scan.reset(st.manifest, started)
+            if scope is None:
+                st.scan.reset(st.manifest, started)
+            else:
+                st.scan.update(st.manifest, scope)
         st.last_sync = {"at": started, "files": report.files_indexed + report.files_deleted,
                         "chunks_embedded": report.chunks_embedded, "seconds": round(report.seconds, 3),
                         "left": len(report.unfinished)}
         return report
-
-    def _expand(self, st: RepoFresh, paths: set[str]) -> set[str]:
-        """Dirty paths as files: a folder (new, or deleted/renamed with indexed files under it)
-        stands for every file in it, on disk and in the manifest."""
-        out = set()
-        for p in paths:
-            full = os.path.join(st.root, p)
-            if os.path.isdir(full) and not os.path.islink(full):
-                out |= walk_new(st.root, p)
-            else:
-                out.add(p)
-            prefix = p + "/"
-            i = bisect.bisect_left(st.sorted_paths, prefix)
-            while i < len(st.sorted_paths) and st.sorted_paths[i].startswith(prefix):
-                out.add(st.sorted_paths[i])
-                i += 1
-        return out
-
-    def _too_many(self, st: RepoFresh, scope: set[str]) -> bool:
-        from ..discover.subset import is_ignore_file
-
-        n = len(st.manifest or ())
-        return any(map(is_ignore_file, scope)) or (len(scope) > FULL_SYNC_MIN and len(scope) > n // 2)
-
-    def _is_git(self, st: RepoFresh) -> bool:
-        if st.is_git is None:
-            from ..discover.listing import _git, _root_is_git_ignored
-
-            proc = _git(st.root, "rev-parse", "--is-inside-work-tree")
-            st.is_git = bool(proc is not None and proc.returncode == 0 and proc.stdout.strip() == b"true"
-                             and not _root_is_git_ignored(st.root))
-        return st.is_git
 
     # -- lifecycle ------------------------------------------------------------------------------
     def close(self, timeout: float = 30.0) -> None:

@@ -17,6 +17,7 @@ still covered over a few queries (every hit is checked against its file anyway).
 
 from __future__ import annotations
 
+import bisect
 import os
 import time
 from dataclasses import dataclass, field
@@ -68,6 +69,20 @@ class StatScan:
         self.since_ns = int(since * 1e9) - MTIME_SLACK_NS
         self._cursor = 0  # position in paths + folders where the next run starts
         self._cycle_start = time.time()
+
+    def update(self, signatures: Mapping[str, tuple[int, int]], paths: set[str]) -> None:
+        """After a scoped sync: the new signatures of ``paths`` (gone when not in ``signatures``)."""
+        for p in paths:
+            if p in signatures:
+                if p not in self.signatures:
+                    bisect.insort(self.paths, p)
+                self.signatures[p] = signatures[p]
+            elif self.signatures.pop(p, None) is not None:
+                del self.paths[bisect.bisect_left(self.paths, p)]
+        for folder in folders_of({p for p in paths if p in signatures}):
+            if folder not in self.known_folders:
+                self.known_folders.add(folder)
+                self.folders.append(folder)
 
     def run(self, deadline: float | None = None) -> ScanResult:
         """Scan until done or until ``time.monotonic()`` passes ``deadline``."""

@@ -119,10 +119,23 @@ class Store:
         setup.load_all(self._m, self.names)
 
     # -- manifest and repo records ------------------------------------------------------------
-    def file_entries(self, repo_id: str) -> dict[str, FileEntry]:
+    def file_entries(self, repo_id: str, paths: Sequence[str] | None = None) -> dict[str, FileEntry]:
+        """The manifest of a repo (only ``paths`` when given: a scoped sync)."""
         check_repo_id(repo_id)
         with self._rows_lock:
-            rows = list(self._m.query_all(self.names.files, eq("repo_id", repo_id), sch.FILE_FIELDS))
+            if paths is None:
+                rows = list(self._m.query_all(self.names.files, eq("repo_id", repo_id), sch.FILE_FIELDS))
+            else:
+                plain = [p for p in dict.fromkeys(paths) if quotable(p)]
+                odd = set(paths) - set(plain)
+                if odd:  # a name no literal can say: read the whole manifest
+                    rows = list(self._m.query_all(self.names.files, eq("repo_id", repo_id), sch.FILE_FIELDS))
+                    rows = [r for r in rows if r["path"] in set(paths)]
+                else:
+                    rows = []
+                    for i in range(0, len(plain), PATHS_PER_QUERY):
+                        expr = all_of(eq("repo_id", repo_id), is_in("path", plain[i:i + PATHS_PER_QUERY]))
+                        rows += self._m.query_all(self.names.files, expr, sch.FILE_FIELDS)
         return {r["path"]: FileEntry(r["repo_id"], r["path"], int(r["size"]), int(r["mtime_ns"]),
                                      r["file_hash"], int(r["n_chunks"]), float(r["indexed_at"]))
                 for r in rows}

@@ -42,7 +42,9 @@ WAIT_POLL_SECONDS = 0.25
 INSTRUCTIONS = (
     "codeseam searches indexed source code (hybrid dense + BM25) and cites exact lines. "
     "Use search_code to find code by meaning or by name, then read the cited lines. "
-    "index_repo adds or re-syncs a repository (incremental); get_status shows what is indexed."
+    "index_repo adds or re-syncs a repository (incremental); get_status shows what is indexed. "
+    "Searches see the files as they are now: changed files are re-synced first, and a hit marked STALE "
+    "says where its text is now or that it is gone; never edit by the lines of a stale hit."
 )
 
 
@@ -168,7 +170,8 @@ def build_server(service: "Service | RemoteService", *, open_on_start: bool = Fa
         path glob (e.g. 'src/**/*.py'), language (e.g. python, go), role (comma list of source,
         test, docs, example, changelog, config, build, generated, benchmark, fixture; default:
         all, source preferred); k results (default 8).
-        Returns path:start-end, the symbol, the file's role and a snippet for each hit."""
+        Returns path:start-end, the symbol, the file's role and a snippet for each hit. Files changed
+        since they were indexed are re-synced first; a hit that could not be is marked STALE with a note."""
         try:
             result = service.search(query, repo=repo, path_glob=path_glob, language=language, k=k,
                                     role=role)
