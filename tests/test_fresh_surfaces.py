@@ -193,3 +193,47 @@ def test_a_watch_limit_falls_back_to_the_stat_scan_and_says_so(tmp_path):
     assert fresh["mode"] == "scan" and "inotify watch limit is reached" in fresh["note"], fresh
     hits = json.loads((tmp_path / "search.json").read_text())["hits"]
     assert hits[0]["path"] == "pkg/limit.py" and not hits[0]["stale"]
+
+
+def without_dac_override() -> list[str]:
+    """A prefix that runs a command without root's permission override (so a mode-000 file is
+    unreadable to it, as to any user); nothing when not root."""
+    if os.geteuid() != 0:
+        return []
+    if shutil.which("setpriv") is None:
+        pytest.skip("running as root without setpriv: a mode-000 file stays readable")
+    caps = "-dac_override,-dac_read_search"
+    return ["setpriv", f"--inh-caps={caps}", f"--bounding-set={caps}"]
+
+
+def test_a_file_that_becomes_unreadable_or_binary_gets_a_note_in_status_and_the_hit(tmp_path):
+    root = make_repo(tmp_path / "proj")
+    env = run_env(tmp_path / "data")
+    prefix = without_dac_override()
+
+    def run(args: list[str], **extra: str) -> dict:
+        out = subprocess.run([*prefix, *cli_command(), *args, "--json"], cwd=ROOT, env={**env, **extra},
+                             capture_output=True, text=True, timeout=180)
+        assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr[-3000:]
+        return json.loads(out.stdout)
+
+    run(["index", str(root)])
+    (root / "pkg" / "other.py").chmod(0)
+    (root / "pkg" / "vocab.py").write_bytes(b"def placeholder_vocabulary():\n    return b'\x00\x01'\n")
+    try:
+        checked = run(["search", "unrelated_helper placeholder_vocabulary", "-k", "8"], RAG_FRESHNESS="check")
+        by_path = {h["path"]: h for h in checked["hits"]}
+        assert by_path["pkg/other.py"]["stale"] and "cannot be read now (Permission denied)" in by_path["pkg/other.py"]["note"]
+        assert by_path["pkg/vocab.py"]["stale"] and "binary" in by_path["pkg/vocab.py"]["note"]
+        assert by_path["pkg/vocab.py"]["current_lines"] is None
+        synced = run(["search", "unrelated_helper placeholder_vocabulary", "-k", "8"])
+        assert not {"pkg/other.py", "pkg/vocab.py"} & {h["path"] for h in synced["hits"]}  # they left the index
+        note = run(["status"])["repos"][0]["freshness"]["note"]
+        assert "2 indexed files left the index" in note and "pkg/other.py (unreadable" in note, note
+        assert "pkg/vocab.py (binary" in note
+    finally:
+        (root / "pkg" / "other.py").chmod(0o644)
+    (root / "pkg" / "vocab.py").write_text("def placeholder_vocabulary():\n    return []\n")
+    back = run(["search", "unrelated_helper placeholder_vocabulary", "-k", "8"])
+    assert {"pkg/other.py", "pkg/vocab.py"} <= {h["path"] for h in back["hits"]}
+    assert "left the index" not in run(["status"])["repos"][0]["freshness"]["note"]
