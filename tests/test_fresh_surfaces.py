@@ -92,7 +92,7 @@ def test_mcp_over_stdio(tmp_path):
                 assert not res.is_error, res
                 return res.structured_content
 
-            await anyio.to_thread.run_sync(Scenario(root, search, lambda: time.sleep(0.3)).run_all)
+            await anyio.to_thread.run_sync(Scenario(root, search).run_all)
             status = await client.call_tool("get_status", {})
             seen["status"] = status.structured_content
             seen["text"] = "\n".join(c.text for c in status.content if c.type == "text")
@@ -122,7 +122,7 @@ def test_http(tmp_path):
                 assert res.status_code == 200, res.text
                 return res.json()
 
-            Scenario(root, search, lambda: time.sleep(0.3)).run_all()
+            Scenario(root, search).run_all()
             repos = client.get("/status").json()["index"]["repos"]
             assert repos[0]["freshness"] == {"mode": "watch", "note": ""}
     finally:

@@ -369,8 +369,8 @@ class IndexRun:
         with self.write_guard():
             self.store.put_file_entries(pending)
             self.store.delete_paths(self.repo_id, paths)
-            if rows:
-                self.store.insert_chunks(rows)
+            if rows:  # on Lite every row of these paths was just deleted: a plain insert (no id is stored)
+                self.store.insert_chunks(rows, replace=not getattr(self.store, "lite", False))
             self.store.put_file_entries(final)
         self.report.files_indexed += len(batch)
         self.report.chunks_written += len(rows)

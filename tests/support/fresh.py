@@ -92,9 +92,8 @@ def hit_with(result: dict, needle: str) -> dict | None:
 
 
 class Scenario:
-    """The changes, each followed by a search that must reflect it. ``settle()`` waits for a
-    watcher's events where the search runs in the same process as the test (a person, or a
-    CLI process, is slower than the watcher's ~50 ms)."""
+    """The changes, each followed at once by a search that must reflect it (``settle()``, a
+    pause before each search, is there for callers that want one; none of ours does)."""
 
     def __init__(self, root: Path, search: Search, settle: Callable[[], None] = lambda: None) -> None:
         self.root, self.search, self.settle = root, search, settle

@@ -166,6 +166,7 @@ class Refresher:
         if self.settings.freshness == "off":
             return q
         q.repos = [self.state(r, records[r]) for r in repo_ids if r in records]
+        self._fence(q.repos)
         scan_deadline = time.monotonic() + budget * SCAN_SHARE
         for st in q.repos:
             self.collect(st, scan_deadline, records.get(st.repo_id))
@@ -204,6 +205,15 @@ class Refresher:
         hits = check_hits(result.hits, roots, max_file_bytes=self.settings.max_file_bytes,
                           scrub_for=self._scrubber)
         return dataclasses.replace(result, hits=hits)
+
+    def _fence(self, states: list[RepoFresh]) -> None:
+        """Wait until each watcher has handed over the changes made before this query."""
+        from .watch import FENCE_TIMEOUT
+
+        fences = [f for f in (st.watcher.fence() for st in states if st.watcher is not None) if f is not None]
+        deadline = time.monotonic() + FENCE_TIMEOUT
+        for done in fences:
+            done.wait(max(0.0, deadline - time.monotonic()))
 
     def _scrubber(self, root: str):
         if not self.settings.scrub:

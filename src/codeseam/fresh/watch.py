@@ -14,6 +14,14 @@ folders under the root; too few means the limit was reached, and the repo falls 
 stat scan with that reason. Network file systems (NFS, SMB, 9p, sshfs ...) deliver no events
 for changes made elsewhere, so they are not watched either.
 
+A change reaches the dirty set some milliseconds after the write (the watcher groups changes
+until they settle), so a search made right after an edit, in the same breath, could miss it.
+``fence()`` closes that gap: the query waits until a ``watch()`` call that began after it has
+returned (the kernel queues an event when the write returns, and that call hands over
+everything collected): ~1.5 ticks (~8 ms) when nothing changed. (watchfiles' stop event cannot
+serve: a stopped call drops what it collected, measured.) The loop's ticks cost ~0.6% of a core
+per watched repo when idle.
+
 ``changed_paths`` (pure) turns a change set into repo-relative paths for the dirty set.
 """
 
@@ -27,7 +35,9 @@ from typing import Callable, Iterable
 log = logging.getLogger(__name__)
 
 DEBOUNCE_MS = 50  # a burst of changes (a save, a checkout) arrives as one set
-STEP_MS = 50
+STEP_MS = 5  # how often the watcher's loop looks at what notify collected (no file system access)
+TICK_MS = 1  # a watch() call without changes returns at its first step: fences need a fresh call
+FENCE_TIMEOUT = 0.25  # s a query waits for the watcher to hand over what it holds
 NETWORK_FS = frozenset({"nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "afs", "ceph", "glusterfs", "lustre",
                         "fuse.sshfs", "fuse.rclone", "fuse.s3fs", "davfs", "fuse.davfs2", "fuse.gcsfuse"})
 LIMIT_HINT = ("raise it (`sudo sysctl fs.inotify.max_user_watches=524288`), or keep big ignored folders "
@@ -127,6 +137,9 @@ class Watcher:
         self.root = root
         self.on_change, self.on_failure = on_change, on_failure
         self._stop = threading.Event()
+        self._fences: list[tuple[int, threading.Event]] = []  # (call number to wait for, event)
+        self._fence_lock = threading.Lock()
+        self._calls = 0  # watch() calls started
         self._notify = None
         self._fd: int | None = None
         self._thread: threading.Thread | None = None
@@ -175,28 +188,56 @@ class Watcher:
     def alive(self) -> bool:
         return self._thread is not None and self._thread.is_alive() and not self.failed
 
+    def fence(self) -> threading.Event | None:
+        """Ask the loop to hand over every change it holds now; the event is set once it did
+        (None when this watcher no longer runs)."""
+        if not self.alive:
+            return None
+        done = threading.Event()
+        with self._fence_lock:
+            self._fences.append((self._calls + 1, done))  # the next call to start began after now
+        return done
+
     def _loop(self) -> None:
         try:
             while not self._stop.is_set():
-                result = self._notify.watch(DEBOUNCE_MS, STEP_MS, 0, self._stop)
-                if isinstance(result, set):
-                    paths = changed_paths(self.root, result)
-                    if paths:
-                        self.on_change(paths)
-                    if any(os.path.isdir(os.path.join(self.root, p)) for p in paths):
-                        problem = self.watch_shortfall()  # new folders: did they all get a watch?
-                        if problem:
-                            self._fail(problem)
-                            return
-                    if not os.path.isdir(self.root):
-                        self._fail(f"the repo folder {self.root} no longer exists")
-                        return
-                elif result == "stop":
+                with self._fence_lock:
+                    self._calls += 1
+                    call = self._calls
+                result = self._notify.watch(DEBOUNCE_MS, STEP_MS, TICK_MS, self._stop)
+                if result == "stop":
                     break
+                if isinstance(result, set) and not self._handle(result):
+                    return
+                self._release(call)
         except Exception as exc:  # noqa: BLE001 - the repo falls back to the stat scan
             self._fail(f"the watcher stopped: {exc}")
         finally:
+            self._release(None)
             self._close()
+
+    def _release(self, call: int | None) -> None:
+        """Set the fences that waited for ``call`` (or every one: the loop ends)."""
+        with self._fence_lock:
+            done = [e for n, e in self._fences if call is None or n <= call]
+            self._fences = [(n, e) for n, e in self._fences if call is not None and n > call]
+        for e in done:
+            e.set()
+
+    def _handle(self, changes: set) -> bool:
+        """Pass a change set on; False when watching has to stop (see ``_fail``)."""
+        paths = changed_paths(self.root, changes)
+        if paths:
+            self.on_change(paths)
+        if any(os.path.isdir(os.path.join(self.root, p)) for p in paths):
+            problem = self.watch_shortfall()  # new folders: did they all get a watch?
+            if problem:
+                self._fail(problem)
+                return False
+        if not os.path.isdir(self.root):
+            self._fail(f"the repo folder {self.root} no longer exists")
+            return False
+        return True
 
     def _fail(self, reason: str) -> None:
         if not self._stop.is_set() and not self.failed:

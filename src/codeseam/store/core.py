@@ -175,9 +175,11 @@ class Store:
         self._remember(repo_id)
 
     # -- chunks ------------------------------------------------------------------------------
-    def insert_chunks(self, rows: Sequence[ChunkRow]) -> None:
+    def insert_chunks(self, rows: Sequence[ChunkRow], *, replace: bool = True) -> None:
         """Upsert by id. Rows are validated first: Milvus Lite neither checks VARCHAR lengths
-        nor keeps the old rows of a failed upsert."""
+        nor keeps the old rows of a failed upsert. ``replace=False``: a plain insert, for a caller
+        that has just deleted every row of these rows' paths under its write lock (no id can be
+        stored), saving Lite the delete an upsert always pays."""
         assert self.meta is not None
         vectors = check_vectors([r.dense for r in rows], self.meta.dim, "chunk rows")
         dicts, sizes = [], []
@@ -193,7 +195,7 @@ class Store:
             values.update(start_line=int(c.start_line), end_line=int(c.end_line), dense=vector)
             dicts.append(values)
             sizes.append(len(c.text) + len(c.indexed_text) + 4 * self.meta.dim + 256)
-        self._m.upsert(self.names.chunks, dicts, sizes, point="insert")
+        self._m.upsert(self.names.chunks, dicts, sizes, point="insert", method="upsert" if replace else "insert")
         for repo_id in {r.repo_id for r in rows}:
             self._remember(repo_id)
 
