@@ -158,7 +158,7 @@ def big_index(work: Path, n_files: int) -> tuple[Path, Path, dict]:
 def edit(corpus: Path, i: int, rng: random.Random, files: list[str]) -> tuple[str, str]:
     rel = files[rng.randrange(len(files))]
     path = corpus / rel
-    marker = f"zqfreshmarker{i:03d}"
+    marker = "zqfresh" + "".join("abcdefghij"[int(c)] for c in f"{i:04d}")  # one BM25 token, no digits
     path.write_text(f"# {marker}: edited by the freshness benchmark\n# two\n# three\n" + path.read_text())
     return rel, marker
 

@@ -75,11 +75,19 @@ def locate(needle: str, text: str, starts: list[int], near_line: int) -> tuple[i
     return None if best is None else lines_of(needle, starts, best)
 
 
-def holds(text: str, starts: list[int], hit: Hit) -> bool:
+def holds(text: str, hit: Hit) -> bool:
     """Do lines ``start..end`` of ``text`` still hold the hit's text? (A chunk cut inside a very
-    long line holds part of its first or last line, so the text is looked for inside them.)"""
-    span = span_text(text, starts, hit.start_line, hit.end_line)
-    return span is not None and hit.text in span
+    long line holds part of its first or last line, so the text is looked for inside them.)
+    Splits only as far as the hit's last line (C speed: the common, fresh case stays cheap)."""
+    if hit.start_line < 1 or hit.end_line < hit.start_line:
+        return False
+    parts = text.split("\n", hit.end_line)
+    if len(parts) < hit.end_line:
+        return False
+    span = "\n".join(parts[hit.start_line - 1:hit.end_line])
+    if len(parts) > hit.end_line:
+        span += "\n"
+    return hit.text in span
 
 
 def check_hit(hit: Hit, text: str | None, *, unreadable: str = "",
@@ -94,10 +102,9 @@ def check_hit(hit: Hit, text: str | None, *, unreadable: str = "",
                                         f"(lines {was}), not as the file is now")
     if scrub is not None and REDACTED_MARK in hit.text:
         text = scrub(text)
-    starts = line_starts(text)
-    if holds(text, starts, hit):
+    if holds(text, hit):
         return hit if not hit.stale else dataclasses.replace(hit, stale=False, lines_current=True, note="")
-    found = locate(hit.text, text, starts, hit.start_line)
+    found = locate(hit.text, text, line_starts(text), hit.start_line)
     if found is not None:
         start, end = found
         return dataclasses.replace(
