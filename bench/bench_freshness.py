@@ -368,6 +368,11 @@ def write(results: dict) -> None:
     (RESULTS / "freshness.md").write_text(render(data))
 
 
+def when(part: dict) -> str:
+    m = part.get("meta") or {}
+    return f"({m.get('date')}, commit {m.get('commit')}, load {m.get('load')})" if m else ""
+
+
 def ms(x: float) -> str:
     return f"{1000 * x:.0f} ms"
 
@@ -399,7 +404,8 @@ def render(d: dict) -> str:
         lines += ["## Nothing changed, with a watcher", "",
                   "The same queries alternately with `freshness=sync` and `freshness=off` in one watching session "
                   "(40 each); the 50,000-file tree uses the fake embedder (nothing is embedded when nothing "
-                  "changed).", "", "| repo | files | mode | search p50, off | search p50, sync | **added p50** |",
+                  f"changed). {when(d['nochange'])}", "",
+                  "| repo | files | mode | search p50, off | search p50, sync | **added p50** |",
                   "|---|---|---|---|---|---|"]
         for name, r in d["nochange"].items():
             if name == "meta":
@@ -412,7 +418,7 @@ def render(d: dict) -> str:
         lines += ["## The fallback stat scan (no watcher)", "",
                   "One full cycle (every indexed file and folder stat'ed), and the first search of a new session "
                   "(manifest load + scan + hit check; what a one-shot `RAG_KEEPALIVE=0 codeseam search` pays on "
-                  "top of opening the index) minus the same search with freshness off.", "",
+                  f"top of opening the index) minus the same search with freshness off. {when(d['scan'])}", "",
                   "| repo | files | folders | manifest load | scan cycle p50 | **first search added p50** |",
                   "|---|---|---|---|---|---|"]
         for name, r in d["scan"].items():
@@ -427,7 +433,7 @@ def render(d: dict) -> str:
         lines += ["## A branch switch in a real repository", "",
                   f"{b['repo']} (its git history, checked out into a temp repo; no code committed here): "
                   f"`git checkout {b['to']}` from {b['from']} changes {s['git_changed_files']} files; the watcher's "
-                  "change set is one incremental sync (bundled model, real embedding: no cache).", "",
+                  f"change set is one incremental sync (bundled model, real embedding: no cache). {when(b)}", "",
                   "| | files written or removed | chunks embedded | seconds |", "|---|---|---|---|",
                   f"| index of {b['from']} (for reference) | {b['index_old']['files']} | {b['index_old']['embedded']} | "
                   f"{b['index_old']['seconds']} |",
@@ -440,6 +446,8 @@ def render(d: dict) -> str:
                   "Chunks re-embedded are those whose indexed text the index does not hold (new or changed code; "
                   "renamed files keep their vectors). Switching back re-embeds what the first switch deleted: the "
                   "index keeps no vectors of content it no longer holds.", ""]
+    if d.get("notes"):
+        lines += ["## Notes", ""] + [f"- {n}" for n in d["notes"]] + [""]
     return "\n".join(lines) + "\n"
 
 
