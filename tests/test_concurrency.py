@@ -113,7 +113,8 @@ def test_search_while_indexing_sees_each_file_old_or_new_never_a_mix(tmp_path, i
     files |= {f"z{i}.py": functions(f"after{i}", 280, "filler") for i in range(3)}
     files["m_target.py"] = functions("target", n_a, "zqmarker alphaversion")
     root = repo_with(tmp_path / "mixed", files)
-    settings = load_settings({"embedding_backend": "fake"})
+    # the searches read the index as it stands (freshness off): this test is about the write order
+    settings = load_settings({"embedding_backend": "fake", "freshness": "off"})
     seen: list[tuple[str, int, bool]] = []
     problems: list[str] = []
     with api.Index(settings, create=True) as ix:

@@ -116,7 +116,7 @@ def test_search_returns_the_cli_json_shape(site):
     res = c.get("/search", params={"q": "compute_retry_delay", "k": 3})
     assert res.status_code == 200
     body = res.json()
-    assert set(body) == {"query", "weak", "hits", "best_similarity", "evidence", "partial", "signals", "progress"}
+    assert set(body) == {"query", "weak", "hits", "best_similarity", "evidence", "partial", "signals", "progress", "notes"}
     assert body["partial"] is False and body["progress"] is None and set(body["signals"]) == {"dense", "bm25"}
     top = body["hits"][0]
     assert (top["repo"], top["path"], top["symbol"]) == ("proj", "pkg/retry.py", "compute_retry_delay")

@@ -43,6 +43,8 @@ class RepoStatus:
     state: str
     languages: tuple[tuple[str, int], ...] = ()  # (language label, files), most files first
     roles: tuple[str, ...] = ()  # the file roles that have chunks, in ROLES order
+    freshness: str = ""  # watch | scan | missing | off (fresh/refresh.py)
+    freshness_note: str = ""  # why a repo is not watched, what failed
 
 
 @dataclass(frozen=True)
@@ -80,9 +82,22 @@ class Index:
         self.store = Store.open(self.settings, expect=self.meta, create=create)
         self.lock = threading.RLock()
         self.index_lock = threading.Lock()  # one indexing run at a time per process
+        self._refresher = None
+
+    @property
+    def refresher(self):
+        """The freshness of this session's queries (fresh/refresh.py); long-lived owners turn
+        its watchers on (``refresher.enable_watching()``)."""
+        if self._refresher is None:
+            from .fresh import Refresher
+
+            self._refresher = Refresher(self)
+        return self._refresher
 
     # -- lifecycle ---------------------------------------------------------------------
     def close(self) -> None:
+        if self._refresher is not None:
+            self._refresher.close()
         self.store.close()
 
     def __enter__(self) -> "Index":
@@ -143,8 +158,13 @@ class Index:
         filters = Filters(repos=repos, path_glob=path_glob or None,
                           language=language_key(language) if language and language.strip() else None,
                           roles=safety.check_roles(role))
-        result = retrieve(self.store, self.embedder, self.settings, query, filters, k, mode=mode,
-                          lock=self.lock)
+        records = self.store.repo_records()
+        fresh = self.refresher.begin(repos or tuple(records), records)  # bring the repos up to date
+
+        def run() -> SearchResult:
+            return retrieve(self.store, self.embedder, self.settings, query, filters, k, mode=mode, lock=self.lock)
+
+        result = self.refresher.finish(fresh, run(), run)  # every hit checked against its file
         if not result.hits and (filters.language or filters.path_glob or filters.roles):
             self._check_filters(filters)
         return self._mark_partial(result, repos or tuple(records), records)
@@ -201,11 +221,14 @@ class Index:
         from .answer import answer_question
         from .llm import ChatClient, LLMConfig
 
+        from .fresh import with_notes, sendable
+
         result = self.search(question, repo=repo, k=k)
-        if result.weak or not result.hits:
-            return answer_question(question, result.hits, None, weak=True)  # type: ignore[arg-type]
+        hits, notes = sendable(result.hits)  # stale text never reaches the model unsaid
+        if result.weak or not hits:
+            return with_notes(answer_question(question, hits, None, weak=True), notes)  # type: ignore[arg-type]
         with ChatClient(LLMConfig.from_settings(self.settings)) as client:
-            return answer_question(question, result.hits, client, weak=False, on_delta=on_delta)
+            return with_notes(answer_question(question, hits, client, weak=False, on_delta=on_delta), notes)
 
     def _known_repos(self, repo: str | None, known: dict[str, dict] | None = None) -> tuple[str, ...]:
         known = self.store.repo_records() if known is None else known
@@ -237,10 +260,12 @@ class Index:
             counts = Counter(language_label(p) for p in self.store.file_entries(repo))
             return tuple(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
+        fresh = {r: self.refresher.status(r, rec) for r, rec in records.items()}
         repos = tuple(
             RepoStatus(r, rec.get("root", ""), stats.get(r, {}).get("files", 0),
                        stats.get(r, {}).get("chunks", 0), rec.get("last_sync"), rec.get("state", "?"),
-                       languages(r), tuple(self.store.present_roles([r])))
+                       languages(r), tuple(self.store.present_roles([r])),
+                       freshness=fresh[r]["mode"], freshness_note=fresh[r]["note"])
             for r, rec in sorted(records.items())
         )
         m = self.meta

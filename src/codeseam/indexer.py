@@ -13,7 +13,7 @@ import json
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Collection, Iterator, Sequence
 
 from . import faults
 from .chunk import CHUNKER_VERSION, Budget, chunk_file
@@ -47,6 +47,7 @@ class IndexReport:
     chunks_written: int = 0
     chunks_embedded: int = 0
     chunks_reused: int = 0
+    chunks_moved: int = 0  # reused from a renamed file's old rows (moves.py)
     redactions: int = 0
     redacted_files: int = 0
     truncated: int = 0
@@ -57,6 +58,7 @@ class IndexReport:
     enrich: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
     embed_seconds: float = 0.0
+    unfinished: list[str] = field(default_factory=list)  # left for the next run (stop_when)
 
     def summary(self) -> str:
         if self.dry_run:
@@ -112,10 +114,17 @@ class _Prepared:
 
 
 class IndexRun:
-    """State of one run over one repo; ``run()`` does it."""
+    """State of one run over one repo; ``run()`` does it.
+
+    ``scope`` (the freshness path): only these paths are planned (the discovery holds those of
+    them that are still indexable; the others are deleted), the rest of the manifest is left
+    alone. ``stop_when()`` is asked after each written batch: when true the run ends there,
+    cleanly (every written file is whole, the manifest agrees with the rows), and the paths
+    it did not reach are in ``report.unfinished``."""
 
     def __init__(self, store, embedder, settings, root: str, repo_id: str, *,
-                 progress: Progress | None = None, write_guard=None, enricher=None) -> None:
+                 progress: Progress | None = None, write_guard=None, enricher=None,
+                 scope: Collection[str] | None = None, stop_when: Callable[[], bool] | None = None) -> None:
         self.store, self.embedder, self.settings = store, embedder, settings
         self.root, self.repo_id = root, repo_id
         self.progress = progress or _quiet
@@ -125,6 +134,9 @@ class IndexRun:
         self.report = IndexReport(repo_id=repo_id, root=root)
         self.allow: tuple[str, ...] = ()
         self.verifying = False  # stored rows were checked against the manifest in this run
+        self.scope = None if scope is None else frozenset(scope)
+        self.stop_when = stop_when
+        self.moved = None  # MovedVectors of the paths this run deletes
 
     # -- the run -------------------------------------------------------------------------
     def run(self, discovery: Discovery) -> IndexReport:
@@ -158,9 +170,16 @@ class IndexRun:
             return self.report
         self.store.put_repo_record(self.repo_id, {**record, "root": self.root, "state": "syncing",
                                                   "files_total": len(discovery.files)})
-        self._delete(plan.delete)
         redo = list(plan.redo) + self._check(plan.check, self.store_manifest)
+        if plan.delete and redo:  # a rename: the new path's chunks take the old rows' vectors
+            from .moves import MovedVectors
+
+            self.moved = MovedVectors(self.store, self.repo_id, plan.delete)
         self._redo(redo)  # keyword-searchable from here on
+        if self.report.unfinished and self.moved:  # keep the old rows for the files not reached
+            self.report.unfinished += plan.delete
+        else:
+            self._delete(plan.delete)  # after the new rows: a moved file is never missing
         self._backfill()  # dense vectors for the rows written without them
         self._finish(record, fingerprint, t0, touched=True)
         return self.report
@@ -174,7 +193,7 @@ class IndexRun:
         self.progress("discover", files=len(d.files), skipped=len(d.skips))
 
     def _plan(self, d: Discovery, record: dict, fingerprint: str) -> SyncPlan:
-        entries = self.store.file_entries(self.repo_id)
+        entries = self.store.file_entries(self.repo_id, None if self.scope is None else sorted(self.scope))
         self.store_manifest = {
             p: ManifestEntry(p, e.size, e.mtime_ns, e.file_hash, e.n_chunks) for p, e in entries.items()
         }
@@ -183,6 +202,8 @@ class IndexRun:
         counts = hashes = None
         if interrupted or (entries and not record) or unclean:
             census = self.store.chunk_census(self.repo_id)
+            if self.scope is not None:
+                census = {p: c for p, c in census.items() if p in self.scope}
             counts = {p: sum(by_hash.values()) for p, by_hash in census.items()}
             hashes = {p: set(by_hash) for p, by_hash in census.items()}
             self.verifying = True
@@ -201,8 +222,12 @@ class IndexRun:
                "last_sync": time.time(), "embedder": self.embedder.id}
         new.pop("files_total", None)
         null = record.get("null_similarity") or {}
-        if touched or null.get("embedder") != self.embedder.id:
-            new["null_similarity"] = self._null_similarity()
+        if null.get("embedder") != self.embedder.id or (touched and self.scope is None):
+            new["null_similarity"] = self._null_similarity()  # a scoped (query-time) sync keeps it
+        lost = self._lost(record.get("lost") or {})
+        new.pop("lost", None)
+        if lost:
+            new["lost"] = lost
         if touched or new != record:
             self.store.put_repo_record(self.repo_id, new)
         if self.verifying:
@@ -220,6 +245,15 @@ class IndexRun:
         except NotIndexedError:  # nothing of the repo is stored (an empty repo)
             value = 0.0
         return {"embedder": self.embedder.id, "value": round(value, 6)}
+
+    def _lost(self, before: dict[str, str]) -> dict[str, str]:
+        """Files that were indexed and could not be read as text any more (now binary,
+        unreadable, too large): kept in the repo record, for ``status``, until they are
+        indexed again or deleted."""
+        skipped = {s.path: f"{s.reason}: {s.detail}" if s.detail else s.reason for s in self.report.skips}
+        lost = {p: why for p, why in before.items() if self.scope is not None and p not in self.scope}
+        lost.update({p: why for p, why in skipped.items() if p in self.store_manifest or p in before})
+        return dict(sorted(lost.items())[:200])
 
     # -- deletes, checks -----------------------------------------------------------------
     def _delete(self, paths: Sequence[str]) -> None:
@@ -257,8 +291,15 @@ class IndexRun:
     def _redo(self, files: Sequence[SourceFile]) -> None:
         total = len(files)
         self.progress("files", total=total)
+        reached = 0
         for batch in self._batches(files):
             self._write_batch(batch)
+            reached = files.index(batch[-1].file, reached) + 1
+            if self.stop_when is not None and reached < total and self.stop_when():
+                self.report.unfinished = [f.path for f in files[reached:]]
+                log.info("%s: stopped after %d of %d files (time is up); the rest is left for the next sync",
+                         self.repo_id, reached, total)
+                return
 
     def _batches(self, files: Sequence[SourceFile]) -> Iterator[list[_Prepared]]:
         batch: list[_Prepared] = []
@@ -312,6 +353,12 @@ class IndexRun:
         wanted = list({c.hash for c in chunks})
         known = self.store.vectors_by_hash(wanted) if wanted else {}
         self.report.chunks_reused += sum(1 for c in chunks if c.hash in known)
+        todo = [c for c in {c.hash: c for c in chunks}.values() if c.hash not in known]
+        if todo and self.moved:  # a renamed file's chunks: the old rows' vectors
+            moved = self.moved.vectors(todo)
+            known.update(moved)
+            self.report.chunks_moved += len(moved)
+            self.report.chunks_reused += sum(1 for c in chunks if c.hash in moved)
         return [known.get(c.hash) for c in chunks]
 
     def _backfill(self) -> None:
@@ -342,8 +389,8 @@ class IndexRun:
         with self.write_guard():
             self.store.put_file_entries(pending)
             self.store.delete_paths(self.repo_id, paths)
-            if rows:
-                self.store.insert_chunks(rows)
+            if rows:  # on Lite every row of these paths was just deleted: a plain insert (no id is stored)
+                self.store.insert_chunks(rows, replace=not getattr(self.store, "lite", False))
             self.store.put_file_entries(final)
         self.report.files_indexed += len(batch)
         self.report.chunks_written += len(rows)

@@ -91,7 +91,14 @@ class Redaction:
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    """One search result."""
+    """One search result.
+
+    Every hit is checked against its file as it is on disk before it is returned
+    (``fresh/hits.py``). ``stale``: the file no longer holds this text at the lines the index
+    has (the index is behind the working tree). ``lines_current``: ``start_line..end_line``
+    are where the text is in the file now (for a stale hit whose text moved, the lines it
+    moved to); False when the text is no longer in the file (then the lines are the indexed
+    ones, never to be read as current). ``note`` says what happened, for people."""
 
     repo: str
     path: str
@@ -103,6 +110,9 @@ class Hit:
     score: float
     text: str
     role: str = "source"  # the file's role: source, test, docs, example, changelog, ...
+    stale: bool = False
+    lines_current: bool = True
+    note: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +140,7 @@ class SearchResult:
     partial: bool = False
     progress: IndexProgress | None = None
     signals: tuple[str, ...] = ()  # the retrieval signals that returned candidates: dense, bm25
+    notes: tuple[str, ...] = ()  # freshness notes: changes not synced yet, a missing repo folder
 
 
 @dataclass(frozen=True, slots=True)

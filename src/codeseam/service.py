@@ -135,8 +135,9 @@ class Service:
     """A server's view of one index: a lazily opened session plus background indexing jobs."""
 
     def __init__(self, settings: Settings, *, cwd: str | os.PathLike[str] | None = None,
-                 on_open: Callable[[], None] | None = None) -> None:
+                 on_open: Callable[[], None] | None = None, watch: bool = True) -> None:
         self.settings = settings
+        self.watch = watch  # a long-lived owner watches its repos' files (fresh/watch.py)
         self.on_open = on_open  # called once the index is open (a server records itself)
         self.cwd = Path(os.path.realpath(cwd if cwd is not None else os.getcwd()))
         self._ix: Index | None = None
@@ -162,6 +163,8 @@ class Service:
             if self._ix is None:
                 self._ix = api.Index(self.settings, create=True)
                 log.info("opened the index at %s", self.settings.resolved_milvus_uri)
+                if self.watch and self.settings.freshness != "off":
+                    self._ix.refresher.enable_watching()
                 if self.on_open is not None:
                     self.on_open()
             return self._ix

@@ -61,6 +61,11 @@ class Settings:
     rrf_k: int = 60
     dense_weight: float = 0.5
     weak_threshold: float = -1.0  # < 0 -> the embedder's calibrated default
+    # freshness (fresh/): before a search or ask, bring the repos in scope up to date with
+    # their working trees: sync (write the changes, then search), check (search what is
+    # indexed, flag every hit whose file changed; nothing is written), off (as indexed)
+    freshness: str = "sync"
+    freshness_budget: float = 2.0  # seconds a query may spend syncing; then hits are flagged
     # LLM (ask, enrich)
     llm_base_url: str = "http://localhost:11434/v1"
     llm_model: str = ""
@@ -147,6 +152,8 @@ def _validate(s: Settings) -> Settings:
         (s.enrich_concurrency >= 1, "enrich_concurrency must be positive"),
         (s.llm_timeout > 0, "llm_timeout must be positive"),
         (s.keepalive >= 0, "keepalive must be 0 (off) or a positive number of seconds"),
+        (s.freshness in ("sync", "check", "off"), "freshness must be sync, check or off"),
+        (s.freshness_budget >= 0, "freshness_budget must be 0 or a positive number of seconds"),
         (
             s.embedding_backend in ("bundled", "sentence-transformers", "openai", "fake"),
             "embedding_backend must be bundled, sentence-transformers, openai or fake",

@@ -306,13 +306,15 @@ def search_result(data: dict[str, Any]):
     from ..records import Hit, IndexProgress, SearchResult
 
     hits = tuple(Hit(h["repo"], h["path"], h["symbol"], h["kind"], h["language"], h["start_line"],
-                     h["end_line"], h["score"], h["text"], h.get("role", "source")) for h in data["hits"])
+                     h["end_line"], h["score"], h["text"], h.get("role", "source"), bool(h.get("stale")),
+                     h.get("current_lines", [h["start_line"], h["end_line"]]) is not None, h.get("note") or "")
+                 for h in data["hits"])
     p = data.get("progress")
     progress = None if not p else IndexProgress(tuple(p["repos"]), p["files_indexed"], p["files_total"],
                                                  p["chunks"], p["chunks_embedded"])
     return SearchResult(data["query"], bool(data["weak"]), hits, data.get("best_similarity"),
                         evidence=data.get("evidence"), partial=bool(data.get("partial")), progress=progress,
-                        signals=tuple(data.get("signals", ())))
+                        signals=tuple(data.get("signals", ())), notes=tuple(data.get("notes", ())))
 
 
 def status_record(data: dict[str, Any]):
@@ -322,7 +324,9 @@ def status_record(data: dict[str, Any]):
         return calendar.timegm(time.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ")) if stamp else None
 
     repos = tuple(RepoStatus(r["repo"], r["root"], r["files"], r["chunks"], when(r.get("last_sync")),
-                             r["state"], tuple((r.get("languages") or {}).items()), tuple(r.get("roles") or ()))
+                             r["state"], tuple((r.get("languages") or {}).items()), tuple(r.get("roles") or ()),
+                             freshness=(r.get("freshness") or {}).get("mode", ""),
+                             freshness_note=(r.get("freshness") or {}).get("note", ""))
                   for r in data.get("repos", ()))
     return Status(data["uri"], data["collection"], data.get("embedder", ""), data.get("dim", 0),
                   data.get("chunker", ""), data.get("schema_version", 0), repos)

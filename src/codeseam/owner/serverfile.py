@@ -32,6 +32,7 @@ class ServerInfo:
     keepalive: float = 0.0  # > 0: a keep-alive server that exits after this many idle seconds
     log: str = ""  # its log file (keep-alive servers)
     fingerprint: str = ""  # digest of the settings it serves with (keepalive.fingerprint)
+    watch: bool = False  # `codeseam watch`, serving the CLI on a unix socket while it syncs
 
     @property
     def where(self) -> str:
@@ -86,7 +87,7 @@ def read_server_file(settings: Settings) -> ServerInfo | None:
         return ServerInfo(str(data["kind"]), int(data["pid"]), str(data.get("url") or ""),
                           bool(data.get("token_required")), float(data.get("started") or 0), str(path),
                           str(data.get("socket") or ""), float(data.get("keepalive") or 0),
-                          str(data.get("log") or ""), str(data.get("fingerprint") or ""))
+                          str(data.get("log") or ""), str(data.get("fingerprint") or ""), bool(data.get("watch")))
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -118,7 +119,8 @@ def http_client(info: ServerInfo, *, timeout: float, headers: dict[str, str] | N
 
 def describe(info: ServerInfo) -> dict[str, Any]:
     """The server that holds the index, for `codeseam status` (JSON-ready)."""
-    return {"kind": "keep-alive" if info.keepalive else ("mcp" if info.kind == "mcp" else "serve"),
+    kind = "keep-alive" if info.keepalive else "watch" if info.watch else "mcp" if info.kind == "mcp" else "serve"
+    return {"kind": kind,
             "pid": info.pid, "url": info.where,
             "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(info.started)) if info.started else None,
             "idle_exit_seconds": info.keepalive or None, "log": info.log or None}
@@ -132,6 +134,8 @@ def status_line(info: ServerInfo) -> str:
                 f"{info.keepalive:g} s idle, `codeseam stop` ends it now (log {info.log})")
     if info.kind == "mcp":
         return f"server:    codeseam mcp pid {info.pid} since {since} (stdio)"
+    if info.watch:
+        return f"server:    codeseam watch pid {info.pid} since {since} on {d['url']}"
     return f"server:    codeseam serve pid {info.pid} since {since} at {info.url}"
 
 

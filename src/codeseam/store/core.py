@@ -122,10 +122,23 @@ class Store(PendingRows):
         setup.load_all(self._m, self.names)
 
     # -- manifest and repo records ------------------------------------------------------------
-    def file_entries(self, repo_id: str) -> dict[str, FileEntry]:
+    def file_entries(self, repo_id: str, paths: Sequence[str] | None = None) -> dict[str, FileEntry]:
+        """The manifest of a repo (only ``paths`` when given: a scoped sync)."""
         check_repo_id(repo_id)
         with self._rows_lock:
-            rows = list(self._m.query_all(self.names.files, eq("repo_id", repo_id), sch.FILE_FIELDS))
+            if paths is None:
+                rows = list(self._m.query_all(self.names.files, eq("repo_id", repo_id), sch.FILE_FIELDS))
+            else:
+                plain = [p for p in dict.fromkeys(paths) if quotable(p)]
+                odd = set(paths) - set(plain)
+                if odd:  # a name no literal can say: read the whole manifest
+                    rows = list(self._m.query_all(self.names.files, eq("repo_id", repo_id), sch.FILE_FIELDS))
+                    rows = [r for r in rows if r["path"] in set(paths)]
+                else:
+                    rows = []
+                    for i in range(0, len(plain), PATHS_PER_QUERY):
+                        expr = all_of(eq("repo_id", repo_id), is_in("path", plain[i:i + PATHS_PER_QUERY]))
+                        rows += self._m.query_all(self.names.files, expr, sch.FILE_FIELDS)
         return {r["path"]: FileEntry(r["repo_id"], r["path"], int(r["size"]), int(r["mtime_ns"]),
                                      r["file_hash"], int(r["n_chunks"]), float(r["indexed_at"]))
                 for r in rows}
@@ -166,9 +179,11 @@ class Store(PendingRows):
         self.null_cache.clear()
 
     # -- chunks ------------------------------------------------------------------------------
-    def insert_chunks(self, rows: Sequence[ChunkRow]) -> None:
+    def insert_chunks(self, rows: Sequence[ChunkRow], *, replace: bool = True) -> None:
         """Upsert by id. Rows are validated first: Milvus Lite neither checks VARCHAR lengths
-        nor keeps the old rows of a failed upsert."""
+        nor keeps the old rows of a failed upsert. ``replace=False``: a plain insert, for a caller
+        that has just deleted every row of these rows' paths under its write lock (no id can be
+        stored), saving Lite the delete an upsert always pays."""
         assert self.meta is not None
         zero = [0.0] * self.meta.dim  # a keyword-only row (dense=None): see ChunkRow
         vectors = check_vectors([zero if r.dense is None else r.dense for r in rows], self.meta.dim,
@@ -187,7 +202,7 @@ class Store(PendingRows):
             values[sch.EMBEDDED] = row.dense is not None
             dicts.append(values)
             sizes.append(len(c.text) + len(c.indexed_text) + 4 * self.meta.dim + 256)
-        self._m.upsert(self.names.chunks, dicts, sizes, point="insert")
+        self._m.upsert(self.names.chunks, dicts, sizes, point="insert", method="upsert" if replace else "insert")
         for repo_id in {r.repo_id for r in rows}:
             self._remember(repo_id)
 
@@ -259,6 +274,27 @@ class Store(PendingRows):
             expr = all_of(is_in("chunk_hash", wanted[i:i + HASHES_PER_QUERY]), sch.DENSE_READY)
             for r in self._m.query(self.names.chunks, expr, ["chunk_hash", "dense"]):
                 found.setdefault(r["chunk_hash"], [float(x) for x in r["dense"]])
+        return found
+
+    def chunk_texts(self, repo_id: str, paths: Sequence[str]) -> list[dict]:
+        """``{"id", "path", "language", "symbol", "text"}`` of every chunk row of ``paths`` (to
+        find the vectors of a renamed file's chunks before its old rows are deleted)."""
+        check_repo_id(repo_id)
+        plain = [p for p in dict.fromkeys(paths) if quotable(p)]
+        rows: list[dict] = []
+        for i in range(0, len(plain), PATHS_PER_QUERY):
+            expr = all_of(eq("repo_id", repo_id), is_in("path", plain[i:i + PATHS_PER_QUERY]))
+            rows += self._m.query_all(self.names.chunks, expr, ["path", "language", "symbol", "text"])
+        return rows
+
+    def vectors_by_id(self, ids: Sequence[str]) -> dict[str, list[float]]:
+        """Stored dense vectors of the chunk rows ``ids``."""
+        wanted = [i for i in dict.fromkeys(ids) if quotable(i)]
+        found: dict[str, list[float]] = {}
+        for i in range(0, len(wanted), IDS_PER_FETCH):
+            expr = all_of(is_in("id", wanted[i:i + IDS_PER_FETCH]), sch.DENSE_READY)  # never a placeholder
+            for r in self._m.query(self.names.chunks, expr, ["dense"]):
+                found[r["id"]] = [float(x) for x in r["dense"]]
         return found
 
     def remove_repo(self, repo_id: str) -> int:

@@ -33,6 +33,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "serve": ("cli_serve", "serve_cmd", "Serve the index over HTTP, with a search page at /."),
     "open": ("cli_serve", "open_cmd", "Open the search page in a browser (prints its URL)."),
     "stop": ("cli_serve", "stop_cmd", "Stop the server that holds the index (e.g. the keep-alive one)."),
+    "watch": ("cli_watch", "watch_cmd", "Keep the index current as files change (one line per sync)."),
 }
 
 

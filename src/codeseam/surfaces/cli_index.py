@@ -75,17 +75,23 @@ def search_cmd(query: tuple[str, ...], k: int | None, repo: str | None, path_glo
 
 
 def search_json(result) -> dict[str, Any]:
+    """Hits as JSON. ``stale``: the file changed since the hit was indexed; ``current_lines``:
+    where its text is in the file now (null when it is no longer there: then ``start_line`` ..
+    ``end_line`` are the indexed lines, not the file's); ``note`` says what happened."""
     return {
         "query": result.query,
         "weak": result.weak,
         "hits": [
             {"repo": h.repo, "path": h.path, "symbol": h.symbol, "kind": h.kind, "language": h.language,
-             "role": h.role, "start_line": h.start_line, "end_line": h.end_line, "score": round(h.score, 6), "text": h.text}
+             "role": h.role, "start_line": h.start_line, "end_line": h.end_line, "score": round(h.score, 6),
+             "text": h.text, "stale": h.stale,
+             "current_lines": [h.start_line, h.end_line] if h.lines_current else None, "note": h.note}
             for h in result.hits
         ],
         "partial": result.partial,
         "signals": list(result.signals),
         "progress": progress_json(result.progress),
+        "notes": list(getattr(result, "notes", ())),
     }
 
 
@@ -129,7 +135,8 @@ def status_json(st) -> dict[str, Any]:
         "repos": [
             {"repo": r.repo_id, "root": r.root, "files": r.files, "chunks": r.chunks, "state": r.state,
              "last_sync": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(r.last_sync)) if r.last_sync else None,
-             "languages": dict(r.languages), "roles": list(r.roles)}
+             "languages": dict(r.languages), "roles": list(r.roles),
+             "freshness": {"mode": r.freshness, "note": r.freshness_note}}
             for r in st.repos
         ],
     }

@@ -280,6 +280,23 @@ def serve(app: FastAPI, sock: Any, *, idle_exit: float | None = None,
     return idled.is_set()
 
 
+def serve_in_background(app: FastAPI, sock: Any) -> Callable[[], None]:
+    """Run ``app`` on ``sock`` in a daemon thread (``codeseam watch`` serves the CLI while it
+    syncs); returns the function that stops it and waits for it."""
+    import uvicorn
+
+    server = uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False, lifespan="off",
+                                           timeout_graceful_shutdown=5))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="codeseam-http", daemon=True)
+    thread.start()
+
+    def stop() -> None:
+        server.should_exit = True
+        thread.join(10)
+
+    return stop
+
+
 def _idle_watch(server: Any, activity: Activity, idle_exit: float, busy: Callable[[], bool] | None,
                 idled: threading.Event) -> None:
     step = min(1.0, max(0.05, idle_exit / 4))

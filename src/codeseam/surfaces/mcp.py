@@ -42,7 +42,9 @@ WAIT_POLL_SECONDS = 0.25
 INSTRUCTIONS = (
     "codeseam searches indexed source code (hybrid dense + BM25) and cites exact lines. "
     "Use search_code to find code by meaning or by name, then read the cited lines. "
-    "index_repo adds or re-syncs a repository (incremental); get_status shows what is indexed."
+    "index_repo adds or re-syncs a repository (incremental); get_status shows what is indexed. "
+    "Searches see the files as they are now: changed files are re-synced first, and a hit marked STALE "
+    "says where its text is now or that it is gone; never edit by the lines of a stale hit."
 )
 
 
@@ -79,9 +81,13 @@ def format_hits(result) -> str:
     lines = [f'{len(result.hits)} results for "{result.query}"']
     if result.weak:
         lines.append("weak evidence: nothing indexed is close to this query; these are only the nearest matches")
+    lines += [f"note: {n}" for n in getattr(result, "notes", ())]
     for i, h in enumerate(result.hits, 1):
-        lines.append(f"\n[{i}] {h.path}:{h.start_line}-{h.end_line} {h.symbol}  ({h.repo}, {h.language}, "
-                     f"{h.role}, score {h.score:.4f})")
+        where = f"{h.path}:{h.start_line}-{h.end_line}" if h.lines_current else f"{h.path} (NOT at its indexed lines)"
+        lines.append(f"\n[{i}] {where} {h.symbol}  ({h.repo}, {h.language}, {h.role}, score {h.score:.4f})"
+                     + ("  STALE" if h.stale else ""))
+        if h.note:
+            lines.append(f"stale: {h.note}")
         body = h.text.rstrip("\n").split("\n")
         fence = "````" if "```" in h.text else "```"
         lines.append(f"{fence}{h.language}\n" + "\n".join(body[:SNIPPET_LINES]) + f"\n{fence}")
@@ -92,7 +98,9 @@ def format_hits(result) -> str:
 
 def format_status(st, jobs: list[Job], llm: bool) -> str:
     lines = [f"index: {st.uri} (embedder {st.embedder}, {st.dim}-d; chunker {st.chunker})"]
-    lines += [f"- {r.repo_id}: {r.files} files, {r.chunks} chunks, {r.state}, root {r.root}" for r in st.repos]
+    lines += [f"- {r.repo_id}: {r.files} files, {r.chunks} chunks, {r.state}, root {r.root}"
+              + (f"; freshness {r.freshness}" + (f" ({r.freshness_note})" if r.freshness_note else "")
+                 if r.freshness else "") for r in st.repos]
     if not st.repos:
         lines.append("no repos indexed yet: call index_repo with a repository path")
     lines += [j.line() for j in jobs]
@@ -162,7 +170,8 @@ def build_server(service: "Service | RemoteService", *, open_on_start: bool = Fa
         path glob (e.g. 'src/**/*.py'), language (e.g. python, go), role (comma list of source,
         test, docs, example, changelog, config, build, generated, benchmark, fixture; default:
         all, source preferred); k results (default 8).
-        Returns path:start-end, the symbol, the file's role and a snippet for each hit."""
+        Returns path:start-end, the symbol, the file's role and a snippet for each hit. Files changed
+        since they were indexed are re-synced first; a hit that could not be is marked STALE with a note."""
         try:
             result = service.search(query, repo=repo, path_glob=path_glob, language=language, k=k,
                                     role=role)

@@ -94,13 +94,21 @@ def print_hits(result) -> None:
                       "the results below are the nearest matches, not answers[/yellow]")
     if not result.hits:
         console.print("no results")
+    for note in getattr(result, "notes", ()):
+        console.print(f"note: {note}", style="yellow", markup=False)
     for h in result.hits:
         role = "" if h.role == "source" else f"[magenta]{h.role}[/]  "
-        console.print(f"[bold cyan]{h.path}:{h.start_line}-{h.end_line}[/]  [bold]{h.symbol}[/]  "
-                      f"{role}[dim]{h.score:.4f}[/]", markup=True)
+        where = f"{h.path}:{h.start_line}-{h.end_line}" if h.lines_current else f"{h.path} (not at its indexed lines)"
+        console.print(f"[bold cyan]{where}[/]  [bold]{h.symbol}[/]  {role}[dim]{h.score:.4f}[/]"
+                      + ("  [yellow]STALE[/]" if h.stale else ""), markup=True)
+        if h.note:
+            console.print(f"  {h.note}", style="yellow", markup=False)
         lines = h.text.split("\n")
         snippet = "\n".join(lines[:SNIPPET_LINES]).rstrip("\n")
-        if console.is_terminal:
+        if not h.lines_current:  # old text: never shown with line numbers, as if it were the file's
+            for line in snippet.split("\n"):
+                console.print(f"  {'?':>5}  {line}", markup=False)
+        elif console.is_terminal:
             console.print(Syntax(snippet, _lexer(h.language), line_numbers=True, start_line=h.start_line,
                                  theme="ansi_dark", background_color="default"))
         else:
@@ -124,6 +132,8 @@ def print_status(st) -> None:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.last_sync)) if r.last_sync else "never"
         state = "" if r.state == "clean" else f"  [{r.state}: re-run index to finish]"
         out(f"  {r.repo_id:<20} {r.files:>6} files {r.chunks:>7} chunks  last sync {when}  {r.root}{state}")
+        if r.freshness:
+            out(f"  {'':<20} freshness: {r.freshness}" + (f" ({r.freshness_note})" if r.freshness_note else ""))
 
 
 def is_tty() -> bool:
