@@ -26,6 +26,12 @@ REPAIR_HINT = ("if the disk is full, free space first; the index is derived data
                "`codeseam index PATH` again repairs what a failed write left behind")
 
 
+# MilvusClient methods that do not pass ``retry_times`` on (pymilvus 2.5 ``insert``): without a
+# deadline a dead Lite server (a full disk) is retried with back-off for hours.
+_DROPS_RETRY_TIMES = frozenset({"insert"})
+CALL_DEADLINE = 30
+
+
 class MilvusCalls:
     """The calls the store makes, each mapped onto StoreError on failure."""
 
@@ -62,6 +68,8 @@ class MilvusCalls:
         return StoreError(f"Milvus failed to {what} ({self.where}): {text[:400]}", hint=REPAIR_HINT)
 
     def call(self, what: str, method: str, *args: Any, **kwargs: Any) -> Any:
+        if method in _DROPS_RETRY_TIMES:  # bounded by a deadline instead (whole seconds: pymilvus'
+            kwargs.setdefault("timeout", CALL_DEADLINE)  # retry loop only reads an int timeout)
         with self.errors(what):
             return getattr(self.client, method)(*args, retry_times=self.retry_times, **kwargs)
 
