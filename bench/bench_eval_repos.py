@@ -94,6 +94,12 @@ def run(sets: list[str], out: Path, variants: list[str] | None = None, repos_cac
         write_suite_report(suite, out, prefix="eval-repos", settings=settings, sections=sections,
                            title="Retrieval quality: repos-dev (five whole repositories), bundled model",
                            extra_json={"commit": commit, "date": date, "calibration": cal[0] if cal else None})
+    if std is not None:  # every variant's per-query ranks on stdlib-dev (ranks and hits)
+        from codeseam.eval.report import write_report
+
+        write_report(std, out, prefix="eval-stdlib-levers", settings=settings, plots=False,
+                     title="Ranking levers on stdlib-dev, bundled model",
+                     extra_json={"commit": commit, "date": date})
     if suite is not None and std is not None:
         data, md = ablation(suite, std, commit, date)
         (out / "ablation.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
@@ -166,8 +172,8 @@ def ablation(suite, std, commit: str, date: str) -> tuple[dict, str]:
         "row minus the default. A lever is kept only if it moves both sets: for a lever on by default, "
         "switching it off must lose on both (or lose on one and tie on the other).", "",
         _table(head, rows), "",
-        "Per-query ranks of every variant: `eval-repos.json` (repos-dev) and `ablation.json` (per-repository "
-        "summaries); the stdlib-dev per-query ranks of the default are in `eval.json`.", ""])
+        "Per-query ranks and hits of every variant: `eval-repos.json` (repos-dev) and `eval-stdlib-levers.json` "
+        "(stdlib-dev); per-repository summaries in `ablation.json`.", ""])
     return data, md
 
 
