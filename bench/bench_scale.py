@@ -337,6 +337,8 @@ def render(r: dict) -> str:
         out += ["", "Runs: " + "; ".join(f"{int(s) // 1000}k at {r['sizes'][s]['meta']['date']} (commit "
                                           f"{r['sizes'][s]['meta']['commit']}, load {r['sizes'][s]['meta']['load']})"
                                           for s in sizes)]
+    if r.get("notes"):  # written by hand into scale.json after the runs, kept across re-renders
+        out += ["", "Notes (written by hand after the runs): " + r["notes"]]
     f = r.get("first_index")
     if f:
         out += ["", f"## First index of a {f['size'] // 1000}k-chunk corpus with the real model", "",
@@ -362,12 +364,16 @@ def main() -> None:
     ap.add_argument("--first-index", type=int, default=0)
     ap.add_argument("--cold-reps", type=int, default=3)
     ap.add_argument("--cache", default=str(ROOT / "bench" / ".cache" / "scale"))
+    ap.add_argument("--render", action="store_true", help="only rewrite scale.md from scale.json")
     args = ap.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     cache = Path(args.cache)
     cache.mkdir(parents=True, exist_ok=True)
     path = RESULTS / "scale.json"
     result = json.loads(path.read_text()) if path.exists() else {"sizes": {}}
+    if args.render:
+        (RESULTS / "scale.md").write_text(render(result))
+        return
     queries = golden_queries()[:40]
     for size in [int(s) for s in args.sizes.split(",") if s]:
         m = meta()
