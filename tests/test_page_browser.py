@@ -291,8 +291,8 @@ def test_the_weak_note_shows_exactly_when_the_api_says_weak(site):
 
 
 def test_stale_hits_and_partial_results_are_marked(site):
-    """Hits with "stale": true and results with "partial": true (issues 13 and 16): the page's
-    rendering of those fields, fed by a wrapped fetch that adds them to the server's answer."""
+    """Hits with "stale": true and a note, results with "partial": true and freshness notes
+    (issues 13 and 16): the page's rendering of those fields, fed by a wrapped fetch that adds them to the server's answer."""
     d = open_page(site)
     js(d, """
         const real = window.fetch;
@@ -301,7 +301,8 @@ def test_stale_hits_and_partial_results_are_marked(site):
           if (!String(url).startsWith('/search')) return res;
           const body = await res.json();
           body.partial = true;
-          if (body.hits.length) body.hits[0].stale = true;
+          if (body.hits.length) { body.hits[0].stale = true; body.hits[0].note = 'file changed since indexing: lines moved'; }
+          body.notes = ['1 changed file not synced yet'];
           return new Response(JSON.stringify(body), {status: res.status, headers: {'Content-Type': 'application/json'}});
         };""")
     d.find_element("id", "q").send_keys("compute retry delay")
@@ -310,6 +311,9 @@ def test_stale_hits_and_partial_results_are_marked(site):
     badges = d.find_elements("css selector", "#hits .badge.stale")
     assert len(badges) == 1 and badges[0].text == "stale" and badges[0].is_displayed()
     assert "still being built" in d.find_element("css selector", "#search-notes .partial").text
+    [why] = d.find_elements("css selector", "#hits .hit-note")  # the hit's note, on the stale hit only
+    assert why.text == "file changed since indexing: lines moved" and why.is_displayed()
+    assert "not synced yet" in d.find_element("css selector", "#search-notes .fresh").text
 
 
 def test_role_filter_follows_the_api(site):

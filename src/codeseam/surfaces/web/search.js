@@ -48,6 +48,7 @@ function renderResults(data, q) {
                                     "search again when the indexing job has finished (Status)"));
   if (data.weak) notes.push(note("weak", "Nothing close to this query was found: the hits below are the nearest matches, not answers.",
                                  "try other words, a symbol name, or fewer filters"));
+  for (const n of data.notes || []) notes.push(note("fresh", n));  // freshness: changes not synced, a repo folder gone
   if (!hits.length) notes.push(note("empty", `No hits for \u201c${q}\u201d.`));
   show($("search-notes"), ...notes);
   const first = (state.page - 1) * PAGE_SIZE;
@@ -76,8 +77,9 @@ export function renderHit(h, n, idPrefix = "hit-") {
     el("span", { class: "repo hint", text: h.repo }),
     el("button", { type: "button", class: "copy", title: "copy the citation (c)" }, "Copy"),
     url ? el("a", { class: "open", href: url, title: "open in your editor (Enter)" }, "Open") : null);
+  const why = h.note ? el("div", { class: "hit-note", text: h.note }) : null;  // what changed since indexing
   const li = el("li", { class: "hit", id: idPrefix + n, tabindex: "-1", "data-citation": citationOf(h),
-                        "data-editor-url": url || "" }, head, renderCode(h));
+                        "data-editor-url": url || "" }, head, why, renderCode(h));
   li.querySelector(".copy").addEventListener("click", () => copyCitation(li));
   return li;
 }
