@@ -314,7 +314,7 @@ def index(path: str | os.PathLike[str], *, repo_id: str | None = None, settings:
     """Index (or incrementally re-sync) the repository at ``path``; returns an IndexReport."""
     settings = _settings(settings)
     if dry_run:
-        from .indexer import dry_run as _dry_run
+        from .index_report import dry_run as _dry_run
         from .discover import discover
 
         root = discover(path, max_file_bytes=settings.max_file_bytes).root

@@ -12,14 +12,15 @@ import dataclasses
 import json
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Collection, Iterator, Sequence
 
 from . import faults
 from .chunk import CHUNKER_VERSION, Budget, chunk_file
-from .discover import Discovery, discover, read_text
+from .discover import Discovery, read_text
 from .discover.roles import HEAD_CHARS, ROLES_VERSION, SOURCE, file_role
 from .errors import FileSkipped
+from .index_report import IndexReport, count_reasons
 from .records import Chunk, Skip, SourceFile, content_hash
 from .sync import PENDING, ManifestEntry, SyncPlan, chunk_row_id, plan_sync
 
@@ -31,52 +32,6 @@ BATCH_CHUNKS = 256  # chunks embedded and written per batch (one crash-safe writ
 
 def _quiet(event: str, **fields: Any) -> None:
     pass
-
-
-@dataclass
-class IndexReport:
-    """What one run did. ``summary()`` is the one-line end-of-run message."""
-
-    repo_id: str
-    root: str
-    dry_run: bool = False
-    files_seen: int = 0
-    files_indexed: int = 0
-    files_unchanged: int = 0
-    files_deleted: int = 0
-    chunks_written: int = 0
-    chunks_embedded: int = 0
-    chunks_reused: int = 0
-    chunks_moved: int = 0  # reused from a renamed file's old rows (moves.py)
-    redactions: int = 0
-    redacted_files: int = 0
-    truncated: int = 0
-    skips: list[Skip] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    by_language: dict[str, int] = field(default_factory=dict)
-    by_reason: dict[str, int] = field(default_factory=dict)
-    enrich: dict[str, Any] = field(default_factory=dict)
-    seconds: float = 0.0
-    embed_seconds: float = 0.0
-    unfinished: list[str] = field(default_factory=list)  # left for the next run (stop_when)
-
-    def summary(self) -> str:
-        if self.dry_run:
-            return (f"{self.repo_id}: would index {self.files_seen} files, "
-                    f"{len(self.skips)} skipped (dry run)")
-        parts = [
-            f"{self.repo_id}: {self.files_indexed} files indexed, {self.files_unchanged} unchanged, "
-            f"{self.files_deleted} removed, {len(self.skips)} skipped",
-            f"{self.chunks_written} chunks written ({self.chunks_embedded} embedded, "
-            f"{self.chunks_reused} reused)",
-            f"{self.redactions} redactions in {self.redacted_files} files",
-        ]
-        return "; ".join(parts) + f" in {self.seconds:.1f}s"
-
-    def to_json(self) -> dict[str, Any]:
-        out = dict(self.__dict__)
-        out["skips"] = [{"path": s.path, "reason": s.reason, "detail": s.detail} for s in self.skips]
-        return out
 
 
 def make_budget(settings, embedder) -> Budget:
@@ -213,7 +168,7 @@ class IndexRun:
 
     def _finish(self, record: dict, fingerprint: str, t0: float, touched: bool) -> None:
         r = self.report
-        r.by_reason = _count_reasons(r.skips)
+        r.by_reason = count_reasons(r.skips)
         r.truncated = getattr(self.embedder, "truncated", 0)
         if self.enricher is not None:
             r.enrich = self.enricher.stats()
@@ -395,47 +350,3 @@ class IndexRun:
         self.report.files_indexed += len(batch)
         self.report.chunks_written += len(rows)
         self.progress("written", files=len(batch), chunks=len(rows))
-
-
-def _count_reasons(skips: Sequence[Skip]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for s in skips:
-        counts[s.reason] = counts.get(s.reason, 0) + 1
-    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
-
-
-def dry_run(root: str, repo_id: str, settings) -> IndexReport:
-    """What would be indexed and what is skipped, by language and by reason; touches no index.
-
-    With enrichment on, the files are also chunked to count the chunks that would need a
-    description (cache misses) and estimate the time that takes."""
-    d = discover(root, max_file_bytes=settings.max_file_bytes)
-    report = IndexReport(repo_id=repo_id, root=d.root, dry_run=True, files_seen=len(d.files),
-                         skips=list(d.skips), warnings=list(d.warnings),
-                         by_language=d.counts_by_language(), by_reason=d.counts_by_reason())
-    if settings.enrich:
-        report.enrich = _enrich_estimate(d, settings)
-    return report
-
-
-def _enrich_estimate(d: Discovery, settings) -> dict[str, Any]:
-    from .embed import make_embedder
-    from .enrich import Enricher
-
-    budget = make_budget(settings, make_embedder(settings))
-    chunks: list[Chunk] = []
-    for f in d.files:
-        try:
-            text, _ = read_text(f.abs_path, max_file_bytes=settings.max_file_bytes)
-        except FileSkipped:
-            continue
-        if settings.scrub:
-            from .scrub import load_allow, scrub_text
-
-            text = scrub_text(text, allow=load_allow(d.root, settings.scrub_allow)).text
-        chunks.extend(chunk_file(f.path, text, budget=budget, chunker=settings.chunker))
-    enricher = Enricher.from_settings(settings, probe=False)
-    try:
-        return dict(enricher.estimate(chunks))
-    finally:
-        enricher.close()
