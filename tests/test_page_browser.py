@@ -393,9 +393,13 @@ def test_status_shows_the_index_and_an_indexing_job_runs_to_the_end(site):
     status = httpx.get(site["url"] + "/status").json()
     wait_for(d, lambda d: len(d.find_elements("css selector", "#repos tbody tr[data-repo]")) == len(status["index"]["repos"]))
     for repo in status["index"]["repos"]:
-        cells = [c.text for c in d.find_elements("css selector", f"#repos tr[data-repo='{repo['repo']}'] td")]
-        assert cells[:4] == [repo["repo"], repo["root"], str(repo["files"]), str(repo["chunks"])]
-        assert cells[4] == ", ".join(f"{k} {v}" for k, v in repo["languages"].items())
+        want = [repo["repo"], repo["root"], str(repo["files"]), str(repo["chunks"]),
+                ", ".join(f"{k} {v}" for k, v in repo["languages"].items())]
+        # read in one script call: the status view re-renders as it polls, so elements found
+        # by one call can be gone by the next
+        cells = lambda d: js(d, "return [...document.querySelectorAll(`#repos tr[data-repo=\"${arguments[0]}\"] td`)]"
+                                ".map(td => td.innerText.trim())", repo["repo"])
+        wait_for(d, lambda d: cells(d)[:5] == want, what=f"the row of {repo['repo']}: {want}")
     assert str(site["bulk"].parent) in d.find_element("id", "allowed-roots").text
 
     js(d, """window.__states = [];
@@ -408,8 +412,8 @@ def test_status_shows_the_index_and_an_indexing_job_runs_to_the_end(site):
     job = next(j for j in httpx.get(site["url"] + "/status").json()["jobs"] if j["repo_id"] == "bulk")
     states = [(state, bar) for where, state, bar in js(d, "return window.__states") if where == "job-" + job["id"]]
     assert ("running", "bar") in states and states[-1] == ("done", "")  # progress was shown, then the end
-    summary = d.find_element("css selector", f"#job-{job['id']} .hint").text
-    assert summary.startswith("300 files indexed")
+    wait_for(d, lambda d: js(d, "const h = document.querySelector(arguments[0]); return h ? h.innerText : ''",
+                             f"#job-{job['id']} .hint").startswith("300 files indexed"), what="the job's summary")
     wait_for(d, lambda d: d.find_elements("css selector", "#repos tr[data-repo='bulk']"))
     # the new repo is searchable from the page and offered as a filter
     d.find_element("id", "nav-search").click()
