@@ -100,7 +100,7 @@ def run(sets: list[str], out: Path, variants: list[str] | None = None, repos_cac
         write_report(std, out, prefix="eval-stdlib-levers", settings=settings, plots=False,
                      title="Ranking levers on stdlib-dev, bundled model",
                      extra_json={"commit": commit, "date": date})
-    if suite is not None and std is not None:
+    if suite is not None and std is not None and (variants is None or set(MAIN) <= set(variants)):
         data, md = ablation(suite, std, commit, date)
         (out / "ablation.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
         (out / "ablation.md").write_text(md, encoding="utf-8")

@@ -119,9 +119,9 @@ STORED = [Stored(f"c{i}", "r", c.path, c.symbol, c.kind, c.language, c.start_lin
           for i, c in enumerate(CHUNKS)]
 
 
-def spans(repo, path):
-    assert (repo, path) == ("r", PATH)
-    return [Stored(s.id, s.repo_id, s.path, s.symbol, s.kind, "", s.start_line, s.end_line, "") for s in STORED]
+def spans(repo, paths):
+    assert (repo, paths) == ("r", [PATH])
+    return {PATH: [Stored(s.id, s.repo_id, s.path, s.symbol, s.kind, "", s.start_line, s.end_line, "") for s in STORED]}
 
 
 def texts(ids):

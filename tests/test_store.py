@@ -302,6 +302,21 @@ def test_iter_chunks_is_sorted_by_path_then_line(store):
     assert first.text and first.chunk_hash and first.file_hash == "fh-" + first.path and first.score == 0
 
 
+def test_chunk_spans_gives_each_asked_file_its_chunks_in_line_order_without_text(store):
+    rows = []
+    for repo, p in (("r", "a.py"), ("r", "b.py"), ("r", "c.py"), ("other", "a.py")):
+        rows += rows_for(repo, p, [f"{repo} {p} {i}\nmore" for i in range(9)])
+    random.Random(3).shuffle(rows)
+    store.insert_chunks(rows)
+    got = store.chunk_spans("r", ["b.py", "a.py", "gone.py", "it's.py"])
+    assert sorted(got) == ["a.py", "b.py", "gone.py", "it's.py"]  # every asked path, none other
+    assert got["gone.py"] == [] and got["it's.py"] == []
+    for path in ("a.py", "b.py"):
+        want = [(c.id, c.symbol, c.kind, c.start_line, c.end_line) for c in store.iter_chunks("r") if c.path == path]
+        assert [(c.id, c.symbol, c.kind, c.start_line, c.end_line) for c in got[path]] == want
+        assert all(c.text == "" and c.repo_id == "r" and c.path == path for c in got[path])
+
+
 def test_manifest_and_repo_records_round_trip(store):
     entries = [FileEntry("r", f"d/f{i}.py", i, 10**18 + i, f"h{i}", i % 3, 1.5 + i) for i in range(40)]
     store.put_file_entries(entries)

@@ -113,9 +113,9 @@ def expand_pieces(ranked: Sequence[tuple[Piece, float]], spans, texts, k: int,
     """Candidates with each piece of a split definition among the first
     ``k * EXPAND_CANDIDATES`` replaced by the whole definition: the run of adjacent chunks
     around it that have its symbol and kind, or are nested in it (``symbol.inner``).
-    ``spans(repo, path)`` gives the file's chunks in line order, without text (each with
-    an ``id``); ``texts(ids)`` gives those chunks whole (stored chunks, in the order
-    asked).
+    ``spans(repo, paths)`` gives each of the repo's files' chunks in line order, without
+    text (each with an ``id``), as ``{path: chunks}``; ``texts(ids)`` gives those chunks whole
+    (stored chunks, in the order asked).
     A whole of more than ``max_lines`` lines, or a piece with no stored siblings, is kept
     as it is. Scores and order are kept; the pieces a whole absorbed are left for
     ``dedupe`` to drop."""
@@ -123,7 +123,11 @@ def expand_pieces(ranked: Sequence[tuple[Piece, float]], spans, texts, k: int,
     files = {(p.repo, p.path) for p, _ in head if p.symbol and p.kind in SPLIT_KINDS}
     if not files:
         return list(ranked)
-    layout = {f: spans(*f) for f in sorted(files)}
+    layout: dict[tuple[str, str], list] = {}
+    for repo in sorted({r for r, _ in files}):  # one store call per repo, not per file
+        paths = sorted(p for r, p in files if r == repo)
+        got_spans = spans(repo, paths)
+        layout.update(((repo, p), got_spans.get(p, [])) for p in paths)
     runs: dict[int, list] = {}
     for i, (p, _) in enumerate(head):
         if (p.repo, p.path) in files and p.symbol and p.kind in SPLIT_KINDS:

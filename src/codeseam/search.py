@@ -307,7 +307,7 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
     if options.merge:
         ranked = merge_pieces(ranked)
     if options.expand:
-        ranked = expand_pieces(ranked, lambda repo, path: _locked(lock, store.chunk_spans, repo, path),
+        ranked = expand_pieces(ranked, lambda repo, paths: _locked(lock, store.chunk_spans, repo, paths),
                                lambda ids: _locked(lock, store.chunks_by_ids, ids), k)
     kept = dedupe(ranked, lambda pair: Span(pair[0].path, pair[0].start_line, pair[0].end_line))[:k]
     hits = tuple(

@@ -241,18 +241,24 @@ class Store(Retrieval, PendingRows):
             by_hash[r["file_hash"]] = by_hash.get(r["file_hash"], 0) + 1
         return census
 
-    def chunk_spans(self, repo_id: str, path: str) -> list[StoredChunk]:
-        """Every chunk of one file with its symbol, kind and lines but no text (``text``
-        is ""): enough to find the pieces of a split definition, in line order."""
+    def chunk_spans(self, repo_id: str, paths: Sequence[str]) -> dict[str, list[StoredChunk]]:
+        """Every chunk of each file with its symbol, kind and lines but no text (``text`` is
+        ""), in line order per path: enough to find the pieces of a split definition. One
+        query for up to ``PATHS_PER_QUERY`` paths (each query scans the collection on Lite)."""
         check_repo_id(repo_id)
-        if not quotable(path):
-            return []
+        plain = sorted({p for p in paths if quotable(p)})
         fields = ["id", "repo_id", "path", "symbol", "kind", "start_line", "end_line"]
-        rows = self._m.query_all(self.names.chunks, all_of(eq("repo_id", repo_id), eq("path", path)), fields)
-        return sorted((StoredChunk(id=r["id"], repo_id=r["repo_id"], path=r["path"], language="", symbol=r["symbol"],
-                                   parent="", kind=r["kind"], start_line=int(r["start_line"]),
-                                   end_line=int(r["end_line"]), text="", chunk_hash="", file_hash="")
-                       for r in rows), key=lambda c: (c.start_line, c.end_line))
+        out: dict[str, list[StoredChunk]] = {p: [] for p in paths}
+        for i in range(0, len(plain), PATHS_PER_QUERY):
+            expr = all_of(eq("repo_id", repo_id), is_in("path", plain[i:i + PATHS_PER_QUERY]))
+            for r in self._m.query_all(self.names.chunks, expr, fields):
+                out[r["path"]].append(StoredChunk(
+                    id=r["id"], repo_id=r["repo_id"], path=r["path"], language="", symbol=r["symbol"], parent="",
+                    kind=r["kind"], start_line=int(r["start_line"]), end_line=int(r["end_line"]), text="",
+                    chunk_hash="", file_hash=""))
+        for rows in out.values():
+            rows.sort(key=lambda c: (c.start_line, c.end_line))
+        return out
 
     def chunks_by_ids(self, ids: Sequence[str]) -> list[StoredChunk]:
         """The chunks with these ids, in the order given (missing ones left out)."""
