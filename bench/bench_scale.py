@@ -40,7 +40,6 @@ import json
 import os
 import resource
 import shutil
-import statistics
 import subprocess
 import sys
 import time
@@ -159,13 +158,19 @@ def cli(env: dict, *args: str) -> float:
     return wall
 
 
-def measure_size(cache: Path, size: int, queries: list[str], cold_reps: int) -> dict:
-    data, corpus = cache / f"data-{size}", cache / f"corpus-{size}"
+def fresh_corpus(cache: Path, size: int, prefix: str):
+    """An empty data dir and a new ``size``-chunk corpus under ``cache`` (``<prefix>data-N``,
+    ``<prefix>corpus-N``), and the settings for that data dir."""
+    data, corpus = cache / f"{prefix}data-{size}", cache / f"{prefix}corpus-{size}"
     for p in (data, corpus):
         shutil.rmtree(p, ignore_errors=True)
     settings = settings_for(data)
-    counts = chunk_counts(cache, settings)
-    make_corpus(corpus, counts, size)
+    make_corpus(corpus, chunk_counts(cache, settings), size)
+    return data, corpus, settings
+
+
+def measure_size(cache: Path, size: int, queries: list[str], cold_reps: int) -> dict:
+    data, corpus, settings = fresh_corpus(cache, size, "")
     out: dict = {}
     with_standin(settings)
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -245,14 +250,7 @@ def dense_filter_cost(ix, queries: list[str]) -> dict:
 
 def first_index(cache: Path, size: int) -> dict:
     """The real model's first index of a ``size``-chunk corpus, stopped at the first dense hit."""
-    from codeseam.records import Hit  # noqa: F401
-
-    data, corpus = cache / f"first-data-{size}", cache / f"first-corpus-{size}"
-    for p in (data, corpus):
-        shutil.rmtree(p, ignore_errors=True)
-    settings = settings_for(data)
-    counts = chunk_counts(cache, settings)
-    make_corpus(corpus, counts, size)
+    data, corpus, settings = fresh_corpus(cache, size, "first-")
     embed.clear_cache()
     out: dict = {"precision": settings.embedding_precision}
 
