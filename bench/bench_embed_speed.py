@@ -123,7 +123,6 @@ def main() -> None:
     from onnxruntime.transformers.optimizer import optimize_model
 
     from codeseam.embed.bundled import BundledEmbedder
-    from codeseam.embed.onnx_cache import ensure_onnx
 
     load0 = os.getloadavg()
     fp32 = BundledEmbedder(CACHE, threads=2, precision="fp32")

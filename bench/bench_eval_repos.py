@@ -30,7 +30,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from codeseam.eval import metrics  # noqa: E402
 from codeseam.eval.calibrate import calibrate, calibrate_budget  # noqa: E402
 from codeseam.eval.report import FALSE_WEAK_BUDGET, TRANSLATED_KINDS, _table, fmt  # noqa: E402
 from codeseam.eval.runner import run_eval  # noqa: E402

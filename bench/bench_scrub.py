@@ -43,7 +43,7 @@ ROOT = HERE.parent
 sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 
 from codeseam.discover import decode_bytes  # noqa: E402
-from codeseam.scrub import KINDS, scrub_text  # noqa: E402
+from codeseam.scrub import scrub_text  # noqa: E402
 from tests.support.secret_corpus import build_corpus, evaluate, hard_negative_lines, labelled_lines  # noqa: E402
 
 sys.path.insert(0, str(HERE))

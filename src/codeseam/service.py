@@ -32,7 +32,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from . import safety
 from .errors import (CodeseamError, ConfigError, FatalError, IndexBusyError, LLMUnavailableError, NotIndexedError)
