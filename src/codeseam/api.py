@@ -70,7 +70,9 @@ def _settings(settings: Settings | None) -> Settings:
 class Index:
     """An open index: store + embedder + settings. Use as a context manager."""
 
-    def __init__(self, settings: Settings | None = None, *, create: bool = False) -> None:
+    def __init__(self, settings: Settings | None = None, *, create: bool = False, warm: bool = True) -> None:
+        """``warm``: load the model in the background while the index opens (off for the
+        one-shot commands that never embed: status, remove, inspect)."""
         from .embed import make_embedder
         from .indexer import chunker_id
         from .store import SCHEMA_VERSION, IndexMeta, Store
@@ -78,7 +80,8 @@ class Index:
         self.settings = _settings(settings)
         self.embedder = make_embedder(self.settings)
         self.meta = IndexMeta(self.embedder.id, self.embedder.dim, chunker_id(self.settings), SCHEMA_VERSION)
-        _prepare_meanwhile(self.embedder)  # the model loads while Milvus Lite loads the index
+        if warm:
+            _prepare_meanwhile(self.embedder)  # the model loads while Milvus Lite loads the index
         self.store = Store.open(self.settings, expect=self.meta, create=create)
         self.lock = threading.RLock()
         self.index_lock = threading.Lock()  # one indexing run at a time per process
@@ -158,7 +161,6 @@ class Index:
         filters = Filters(repos=repos, path_glob=path_glob or None,
                           language=language_key(language) if language and language.strip() else None,
                           roles=safety.check_roles(role))
-        records = self.store.repo_records()
         fresh = self.refresher.begin(repos or tuple(records), records)  # bring the repos up to date
 
         def run() -> SearchResult:
@@ -341,15 +343,15 @@ def ask(question: str, *, repo: str | None = None, k: int | None = None, setting
 
 
 def remove(repo: str, *, settings: Settings | None = None) -> int:
-    with Index(settings) as ix:
+    with Index(settings, warm=False) as ix:
         return ix.remove(repo)
 
 
 def status(settings: Settings | None = None) -> Status:
-    with Index(settings) as ix:
+    with Index(settings, warm=False) as ix:
         return ix.status()
 
 
 def inspect(repo: str, *, settings: Settings | None = None) -> dict[str, Any]:
-    with Index(settings) as ix:
+    with Index(settings, warm=False) as ix:
         return ix.inspect(repo)

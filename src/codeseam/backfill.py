@@ -52,9 +52,10 @@ def backfill(store, embedder, repo_id: str, *, write_guard: Callable[[], Any] | 
     guard = write_guard or contextlib.nullcontext
     stats = BackfillStats()
     previous: list[str] = []
-    pending = store.pending_count(repo_id)
-    if pending and progress is not None:
-        progress("backfill", rows=pending)
+    if progress is not None:  # a count over the collection: only when someone shows it
+        pending = store.pending_count(repo_id)
+        if pending:
+            progress("backfill", rows=pending)
     while True:
         rows = store.pending_rows(repo_id, page)
         if not rows:

@@ -33,7 +33,6 @@ class MovedVectors:
         self._ids: dict[str, str] = {}
         for row in store.chunk_texts(repo_id, paths) if paths else ():
             self._ids.setdefault(move_key(row["text"], row["language"], row["symbol"]), row["id"])
-        self.moved = 0  # chunks given a moved vector
 
     def __bool__(self) -> bool:
         return bool(self._ids)
@@ -48,6 +47,4 @@ class MovedVectors:
         if not want:
             return {}
         found = self.store.vectors_by_id(list(set(want.values())))
-        out = {h: found[row] for h, row in want.items() if row in found}
-        self.moved += len(out)
-        return out
+        return {h: found[row] for h, row in want.items() if row in found}

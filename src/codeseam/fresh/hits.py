@@ -21,7 +21,7 @@ import bisect
 import dataclasses
 import logging
 import os
-from typing import Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from ..records import Hit
 
@@ -124,6 +124,7 @@ def check_hits(hits: Iterable[Hit], roots: Mapping[str, str], *, max_file_bytes:
     """Each hit checked against its file, each file read once. ``roots``: repo id -> root
     folder; ``scrub_for(root)`` gives the scrub function of a repo (None: scrubbing is off)."""
     read: dict[tuple[str, str], tuple[str | None, str]] = {}
+    scrubs: dict[str, Any] = {}  # one scrub function per repo root (it reads the allow file)
     out = []
     for hit in hits:
         key = (hit.repo, hit.path)
@@ -131,7 +132,11 @@ def check_hits(hits: Iterable[Hit], roots: Mapping[str, str], *, max_file_bytes:
         if key not in read:
             read[key] = current_text(root, hit.path, max_file_bytes)
         text, why = read[key]
-        scrub = scrub_for(root) if scrub_for is not None and text is not None else None
+        scrub = None
+        if scrub_for is not None and text is not None:
+            if root not in scrubs:
+                scrubs[root] = scrub_for(root)
+            scrub = scrubs[root]
         out.append(check_hit(hit, text, unreadable=why, scrub=scrub))
     return tuple(out)
 

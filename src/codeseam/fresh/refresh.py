@@ -150,7 +150,8 @@ class Refresher:
             if st.manifest is None:
                 load_manifest(self.ix.store, st)
             if st.scan is None:
-                record = self.ix.store.repo_records().get(st.repo_id, {})
+                if record is None:
+                    record = self.ix.store.repo_records().get(st.repo_id, {})
                 st.scan = StatScan(st.root, st.manifest, float(record.get("last_sync") or 0.0))
             result = st.scan.run(deadline)
             st.dirty |= result.changed | result.added

@@ -129,10 +129,10 @@ class Store(Retrieval, PendingRows):
                 rows = list(self._m.query_all(self.names.files, eq("repo_id", repo_id), sch.FILE_FIELDS))
             else:
                 plain = [p for p in dict.fromkeys(paths) if quotable(p)]
-                odd = set(paths) - set(plain)
-                if odd:  # a name no literal can say: read the whole manifest
-                    rows = list(self._m.query_all(self.names.files, eq("repo_id", repo_id), sch.FILE_FIELDS))
-                    rows = [r for r in rows if r["path"] in set(paths)]
+                wanted = set(paths)
+                if wanted - set(plain):  # a name no literal can say: read the whole manifest
+                    rows = [r for r in self._m.query_all(self.names.files, eq("repo_id", repo_id), sch.FILE_FIELDS)
+                            if r["path"] in wanted]
                 else:
                     rows = []
                     for i in range(0, len(plain), PATHS_PER_QUERY):

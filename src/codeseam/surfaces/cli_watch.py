@@ -73,7 +73,7 @@ def watch_cmd(path: str | None, repo_id: str | None) -> None:
         old_term = signal.signal(signal.SIGTERM, on_signal)
         click.echo(f"codeseam: watching {', '.join(sorted(repos)) if repos else 'every indexed repo'} "
                    f"({settings.resolved_milvus_uri}); Ctrl-C stops", err=True)
-        follow(ix.refresher, lambda kind, repo, data: _event(kind, repo, data), stop, repo_ids=repos)
+        follow(ix.refresher, _event, stop, repo_ids=repos)
     finally:
         if old_int is not None:
             signal.signal(signal.SIGINT, old_int)
