@@ -247,3 +247,25 @@ def test_the_one_pass_literal_search_finds_what_the_rules_would(pieces, seed):
     got = {(s.start, s.end, s.kind) for s in engine._candidates(text)}
     assert got == _oracle_candidates(text)
     assert all(k in KINDS for _, _, k in got)
+
+
+@pytest.mark.parametrize("line", ["command: mariadbd --user=mysql", "apt install mariadbclient -y",
+                                  "sudo systemctl restart mariadb-server"])
+def test_a_mariadb_program_name_is_no_crash_and_no_finding(line):
+    assert clean(line)  # every mariadb* name reads its password flag as mysql's
+
+
+def test_a_mariadb_password_flag_is_found_like_mysqls():
+    for tool in ("mariadb", "mariadb-dump", "mysql"):
+        assert [k for k, _ in redacted(f"{tool} -uroot -pS3cr3tPassw0rd9 shop")] == ["cli-password"], tool
+
+
+@pytest.mark.parametrize("digits", [8, 9, 10])
+def test_telegram_bot_ids_of_eight_to_ten_digits_are_found(digits):
+    bot_id = "1234567890"[:digits]
+    line = f'bot = "{bot_id}:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1"'
+    assert [k for k, _ in redacted(line)] == ["telegram-token"], line
+
+
+def test_a_telegram_like_token_after_a_longer_number_is_left_alone():
+    assert clean('ref = "123456789012:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1"')

@@ -78,7 +78,6 @@ def _cli_value(value: str, sort: str, *, positional: bool = False) -> bool:
 # per client: the option that carries the password (on the client's own line)
 _TOOL_FLAGS = {
     "mysql": re.compile(r"""[ \t]-p(?P<v>'[^'\n]+'|"[^"\n]+"|[^\s'"`]+)"""),
-    "mariadb": re.compile(r"""[ \t]-p(?P<v>'[^'\n]+'|"[^"\n]+"|[^\s'"`]+)"""),
     "sshpass": re.compile(r"""[ \t]-p[ \t]*(?P<v>'[^'\n]+'|"[^"\n]+"|[^\s'"`]+)"""),
     "redis-cli": re.compile(r"""[ \t]-a[ \t]+(?P<v>'[^'\n]+'|"[^"\n]+"|[^\s'"`]+)"""),
     "login": re.compile(r"""[ \t]-p[ \t]+(?P<v>'[^'\n]+'|"[^"\n]+"|[^\s'"`]+)"""),
@@ -94,7 +93,7 @@ def tool_check(text: str, m: re.Match[str]) -> Iterable[Span]:
     tool = m.group("tool")
     if m.start() > 0 and (text[m.start() - 1].isalnum() or text[m.start() - 1] in "_."):
         return ()
-    key = "login" if tool.endswith("login") else "mysql" if tool.startswith("mysql") else tool
+    key = "login" if tool.endswith("login") else "mysql" if tool.startswith(("mysql", "mariadb")) else tool
     lo, hi = _line_bounds(text, m.end())
     if text.rfind(tool, lo, m.start()) >= 0:
         return ()  # the line was read from the first mention of the client

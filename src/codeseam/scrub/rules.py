@@ -51,7 +51,7 @@ __all__ = ["KINDS", "RULES", "RULES_VERSION", "Rule", "Span"]
 
 # Bump when a change to the rules or vocabularies changes what gets redacted, so an index
 # built with older rules can be told apart (and re-scrubbed) by its pipeline fingerprint.
-RULES_VERSION = "2"
+RULES_VERSION = "3"  # 3: telegram bot ids of 8-10 digits, mariadb* client names
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,8 @@ def _provider_rules() -> list[Rule]:
         mixed = all(r in p.regex for r in ("A-Z", "a-z", "0-9"))
         check = shapes.provider_check(
             p.kind, body, group=p.group, back=re.compile(p.back) if p.back else None, back_max=p.back_max,
-            min_classes=p.classes or (3 if mixed else 2), right=p.right, b64_left=p.b64_left, left=p.left)
+            min_classes=p.classes or (3 if mixed else 2), right=p.right, b64_left=p.b64_left, left=p.left,
+            back_fixed=p.back_fixed)
         rules.append(Rule(p.id, p.kind, re.compile(p.regex), check, p.needs or anchors, anchored=not p.needs))
     return rules
 
