@@ -130,7 +130,7 @@ def expand_pieces(ranked: Sequence[tuple[Piece, float]], spans, texts, k: int,
         layout.update(((repo, p), got_spans.get(p, [])) for p in paths)
     runs: dict[int, list] = {}
     for i, (p, _) in enumerate(head):
-        if (p.repo, p.path) in files and p.symbol and p.kind in SPLIT_KINDS:
+        if p.symbol and p.kind in SPLIT_KINDS:
             run = _run_around(p, layout[(p.repo, p.path)], max_lines)
             if run:
                 runs[i] = run

@@ -24,7 +24,7 @@ Name match
     Inside a well-matched file, the definition whose *name* (identifier parts of its last
     symbol part) or first documentation line shares words with the query is the likelier
     one. A candidate gains ``weight * U * share`` where ``share`` is the fraction of the
-    query's content words found in its name (and, at half weight, in its doc line).
+    query's content words found in its name.
 
 Definition evidence
     A long definition is cut into pieces, and each piece is ranked alone: three pieces of
@@ -185,38 +185,28 @@ def _stem(word: str) -> str:
     return word
 
 
-def name_share(terms: Sequence[str], name: str, doc: str = "") -> float:
-    """Share of ``terms`` found among the identifier parts of ``name`` (1 each) and the
-    words of ``doc`` (0.5 each), compared after a light stemming."""
+def name_share(terms: Sequence[str], name: str) -> float:
+    """Share of ``terms`` found among the identifier parts of ``name``, compared after a
+    light stemming."""
     from .chunk import split_identifier
 
     if not terms:
         return 0.0
     name_words = {_stem(w) for w in split_identifier(name)}
-    doc_words = {_stem(w.lower()) for w in re.findall(r"[A-Za-z]+", doc)}
-    got = 0.0
-    for t in terms:
-        s = _stem(t)
-        if s in name_words:
-            got += 1.0
-        elif s in doc_words:
-            got += 0.5
-    return got / len(terms)
+    return sum(1 for t in terms if _stem(t) in name_words) / len(terms)
 
 
 def apply_name_match(ranked: Sequence[tuple[T, float]], name_of: Callable[[T], str], query: str, *,
-                     weight: float, unit: float, noise: Iterable[str] = (),
-                     doc_of: Callable[[T], str] | None = None) -> list[tuple[T, float]]:
+                     weight: float, unit: float, noise: Iterable[str] = ()) -> list[tuple[T, float]]:
     """Each candidate gains ``weight * unit * share`` (``name_share`` of its last symbol
-    part and doc line); re-sorted."""
+    part); re-sorted."""
     terms = query_terms(query, noise)
     if not terms:
         return list(ranked)
     out = []
     for item, score in ranked:
-        name = name_of(item).rsplit(".", 1)[-1] if name_of(item) else ""
-        doc = doc_of(item) if doc_of is not None else ""
-        share = name_share(terms, name, doc) if (name and not name.startswith("<")) or doc else 0.0
+        name = name_of(item).rsplit(".", 1)[-1]
+        share = name_share(terms, name) if name and not name.startswith("<") else 0.0
         out.append((item, score + weight * unit * share))
     return _sorted(out)
 

@@ -23,11 +23,13 @@ Ranking beyond fusion (``RetrieveOptions``, each measured by ``codeseam eval``)
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass
 from typing import Hashable, Iterable, Mapping, Sequence, TypeVar
 
-from .rank import RARE_WORD
+from . import rank
+from .rank import CHANGE_WORDS, RARE_WORD
 from .pieces import SPLIT_KINDS, Piece, adjacent, as_piece, expand_pieces, merge_pieces  # noqa: F401
 
 T = TypeVar("T", bound=Hashable)
@@ -40,8 +42,8 @@ def rrf(rankings: Sequence[Sequence[T]], *, k: int = 60, weights: Sequence[float
     weights = weights or [1.0] * len(rankings)
     scores: dict[T, float] = {}
     for ranking, w in zip(rankings, weights):
-        for rank, doc in enumerate(ranking, start=1):
-            scores[doc] = scores.get(doc, 0.0) + w / (k + rank)
+        for place, doc in enumerate(ranking, start=1):
+            scores[doc] = scores.get(doc, 0.0) + w / (k + place)
     return _ordered(scores, rankings)
 
 
@@ -202,10 +204,12 @@ UNCALIBRATED_THRESHOLD = float("-inf")
 DEFAULT_WEAK_THRESHOLD = 0.0
 
 
-def weak_threshold(settings, embedder_id: str) -> float:
+def weak_threshold(settings, embedder_id: str, table: dict[str, float] = WEAK_THRESHOLDS,
+                   default: float = UNCALIBRATED_THRESHOLD) -> float:
+    """The threshold set in ``settings``, else the embedder's calibrated one in ``table``."""
     if settings.weak_threshold >= 0:
         return settings.weak_threshold
-    return WEAK_THRESHOLDS.get(embedder_id, UNCALIBRATED_THRESHOLD)
+    return table.get(embedder_id, default)
 
 
 # Dense weight for fusion when the result is weak: the dense model found nothing close to the
@@ -267,8 +271,6 @@ DEFAULT_OPTIONS = RetrieveOptions()
 def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: str = "hybrid",
              lock=None, options: RetrieveOptions = DEFAULT_OPTIONS):
     """Dense and/or BM25 retrieval from the one collection, fused, de-duplicated, top k."""
-    import contextlib
-
     from .records import Hit, SearchResult
 
     if mode not in MODES:
@@ -276,8 +278,6 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
     depth = options.depth or max(4 * k, 40)
     qvec = embedder.embed_query(query)
     if options.strip_noise:
-        from .rank import CHANGE_WORDS
-
         text = strip_noise(query, CHANGE_WORDS if options.strip_change else ())
     else:
         text = query
@@ -289,8 +289,7 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
     counts: dict[str, int] = {}
     if options.weak_signal == "similarity":
         score = best
-        threshold = SIMILARITY_THRESHOLDS.get(embedder.id, DEFAULT_WEAK_THRESHOLD) \
-            if settings.weak_threshold < 0 else settings.weak_threshold
+        threshold = weak_threshold(settings, embedder.id, SIMILARITY_THRESHOLDS, DEFAULT_WEAK_THRESHOLD)
     else:
         score, counts = _evidence(store, embedder, query, filters, best, lock)
         threshold = weak_threshold(settings, embedder.id)
@@ -321,10 +320,7 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
 def _evidence(store, embedder, query: str, filters, best: float | None, lock) -> tuple[float | None, dict]:
     """The weak-evidence score (``evidence.py``) of a query over the repos in scope, and
     the document counts of its words (capped)."""
-    import contextlib
-
     from . import evidence
-    from .rank import CHANGE_WORDS
 
     if best is None:
         return None, {}
@@ -344,8 +340,6 @@ def _priors(ranked: list, query: str, mode: str, settings, options: RetrieveOpti
             names: Sequence[tuple[str, ...]] = (), rare: Sequence[str] = ()) -> list:
     """The ranking levers after fusion (``rank``): file and definition evidence, name
     match, the bonus of definitions the query names (``names``), kind and role priors."""
-    from . import rank
-
     bonus = options.symbol_bonus if names else 0.0
     if options.file_weight or options.name_weight or options.def_weight or bonus:
         if mode != "hybrid":  # raw cosine or BM25 scores: bonuses are in rank units
@@ -374,8 +368,6 @@ def _priors(ranked: list, query: str, mode: str, settings, options: RetrieveOpti
 
 
 def _locked(lock, fn, *args):
-    import contextlib
-
     with lock or contextlib.nullcontext():
         return fn(*args)
 

@@ -175,7 +175,7 @@ def calibration(res: EvalResult, name: str | None = None) -> tuple[dict, str] | 
     dense similarity; ``name``, else the first variant that ran): the balanced-accuracy one,
     and the one that flags the most negatives with at most ``FALSE_WEAK_BUDGET`` of the
     English positives weak; their sensitivity, and a markdown section."""
-    from .calibrate import calibrate, calibrate_budget, sensitivity
+    from .calibrate import calibrate, calibrate_budget, rates, sensitivity
 
     ran = [r for r in _ran(res) if r.variant.calibrated and (name is None or r.name == name)]
     if not ran:
@@ -198,7 +198,7 @@ def calibration(res: EvalResult, name: str | None = None) -> tuple[dict, str] | 
             "sensitivity": sens, "positives": sorted(round(x, 4) for x in pos),
             "negatives": sorted(round(x, 4) for x in neg), "score": what}
     if b is not None:
-        all_fw = sum(1 for x in pos if x < b.threshold) / len(pos)
+        all_fw = rates(pos, neg, b.threshold)[1]
         data["budget"] = {"max_false_weak": FALSE_WEAK_BUDGET, "threshold": round(b.threshold, 4),
                           "abstain": b.abstain, "false_weak_english": b.false_weak, "false_weak_all": all_fw,
                           "n_english": b.n_pos}

@@ -91,7 +91,7 @@ def search_json(result) -> dict[str, Any]:
         "partial": result.partial,
         "signals": list(result.signals),
         "progress": progress_json(result.progress),
-        "notes": list(getattr(result, "notes", ())),
+        "notes": list(result.notes),
     }
 
 

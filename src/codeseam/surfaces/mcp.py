@@ -81,7 +81,7 @@ def format_hits(result) -> str:
     lines = [f'{len(result.hits)} results for "{result.query}"']
     if result.weak:
         lines.append("weak evidence: nothing indexed is close to this query; these are only the nearest matches")
-    lines += [f"note: {n}" for n in getattr(result, "notes", ())]
+    lines += [f"note: {n}" for n in result.notes]
     for i, h in enumerate(result.hits, 1):
         where = f"{h.path}:{h.start_line}-{h.end_line}" if h.lines_current else f"{h.path} (NOT at its indexed lines)"
         lines.append(f"\n[{i}] {where} {h.symbol}  ({h.repo}, {h.language}, {h.role}, score {h.score:.4f})"

@@ -84,8 +84,8 @@ def print_hits(result) -> None:
     from rich.syntax import Syntax
 
     console = Console(highlight=False, soft_wrap=True)
-    p = getattr(result, "progress", None)
-    if getattr(result, "partial", False) and p is not None:
+    p = result.progress
+    if result.partial and p is not None:
         console.print(f"[yellow]partial: indexing of {', '.join(p.repos)} is not finished "
                       f"({p.files_indexed}/{p.files_total} files searchable, {p.chunks_embedded}/{p.chunks} "
                       f"chunks embedded); answered by {', '.join(result.signals) or 'no signal'}[/yellow]")
@@ -94,7 +94,7 @@ def print_hits(result) -> None:
                       "the results below are the nearest matches, not answers[/yellow]")
     if not result.hits:
         console.print("no results")
-    for note in getattr(result, "notes", ()):
+    for note in result.notes:
         console.print(f"note: {note}", style="yellow", markup=False)
     for h in result.hits:
         role = "" if h.role == "source" else f"[magenta]{h.role}[/]  "
