@@ -50,7 +50,6 @@ _CAMEL_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _PATHLIKE = re.compile(r"(?:/|~/|\./|\.\./|[A-Za-z]:\\)")
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
-_VALUE_WORDS = re.compile(r"[a-z]+")
 _REFERENCE_PREFIXES = ("process.env", "os.environ", "os.getenv", "import.meta", "this.",
                        "self.", "env(", "getenv(", "config.", "settings.", "secrets.", "env.",
                        "vars.", "var.", "local.", "module.", "data.", "values.", "ENV[", "ENV.")

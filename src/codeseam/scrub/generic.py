@@ -129,9 +129,8 @@ def header_check(text: str, m: re.Match[str]) -> Iterable[Span]:
     if value.lower().startswith(("your", "token", "<", "xxx")) or is_placeholder(value):
         return ()
     if scheme == "basic":
-        try:
-            decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
-        except (binascii.Error, UnicodeDecodeError, ValueError):
+        decoded = _b64_text(value + "=" * (-len(value) % 4))
+        if decoded is None:
             return ()
         user, sep, pw = decoded.partition(":")
         if not sep or not pw or not decoded.isprintable():

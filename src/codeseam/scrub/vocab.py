@@ -39,19 +39,23 @@ TYPE_WORDS = frozenset({
     "any", "unknown", "object", "text", "char", "varchar", "secretstr", "optional",
 })
 
-# Final name segments that make a SCREAMING_SNAKE name a secret. ``KEY`` and ``PASS`` are
-# too generic alone (PRIMARY KEY, FIRST_PASS): they need one of their qualifiers before.
-NAME_WORDS = ("PASSWORD", "PASSWD", "PASSPHRASE", "PWD", "SECRET", "TOKEN", "APIKEY",
-              "CREDENTIALS", "CREDENTIAL", "KEY", "KEY_BASE", "PASS")
+# ``KEY`` and ``PASS`` are too generic alone (PRIMARY KEY, FIRST_PASS, a dict key, a first
+# pass): they count only with one of their qualifiers right before (api_key, signingKey,
+# DB_PASS, RABBITMQ_DEFAULT_PASS).
 KEY_QUALIFIERS = frozenset({
     "API", "ACCESS", "SECRET", "PRIVATE", "ENCRYPTION", "MASTER", "SIGNING", "SESSION",
     "AUTH", "CLIENT", "APP", "HMAC", "JWT", "WEBHOOK", "LICENSE", "SERVICE", "ACCOUNT",
     "CRYPT", "CIPHER", "AES", "SSH", "GPG", "PGP", "STRIPE", "SENDGRID", "MAILGUN",
+    "ADMIN", "ROUTING", "INTEGRATION", "DEPLOY", "SERVER", "WRITE", "INGEST", "INSERT", "SDK",
+    "SHARED", "PRESHARED", "LICENCE", "CONSUMER", "SUBSCRIPTION", "PRODUCT", "MAPS", "BROWSER",
+    "TOKEN", "SIGNATURE", "VERIFY", "VERIFICATION", "ENCRYPT", "DECRYPT", "ENC", "MAC", "HASH",
+    "SALT", "USER", "ORG", "PROJECT", "STORAGE_ACCOUNT", "ACCOUNT_ACCESS", "MASTER_ACCESS",
 })
 PASS_QUALIFIERS = frozenset({
     "DB", "DATABASE", "SMTP", "MAIL", "EMAIL", "REDIS", "MYSQL", "POSTGRES", "PG", "FTP",
     "SFTP", "LDAP", "ADMIN", "ROOT", "USER", "PROXY", "SSH", "SQL", "MONGO", "RABBITMQ",
     "AMQP", "KEYSTORE", "TRUSTSTORE", "BASIC", "HTTP", "AUTH", "APP", "API",
+    "DEFAULT", "RABBIT", "REDISCLI", "BIND", "SMB", "VNC",
 })
 
 # Email: generic TLDs accepted as-is; any other two-letter TLD is a country code, except
@@ -83,15 +87,6 @@ PLACEHOLDER_LOCALS = frozenset({"you", "your", "yourname", "your.name", "your-na
 # for as a literal in lower, Title and UPPER case (dbPassword, db_password, DB_PASSWORD ...).
 PASSWORD_WORDS = ("password", "passwd", "passphrase", "pwd")
 SECRET_WORDS = ("secret", "token", "apikey", "credentials", "credential")
-# ``key`` and ``pass`` alone are too generic (a dict key, a first pass): they count only with
-# one of their qualifiers right before (api_key, signingKey, DB_PASS, RABBITMQ_DEFAULT_PASS).
-KEY_QUALIFIERS = KEY_QUALIFIERS | frozenset({
-    "ADMIN", "ROUTING", "INTEGRATION", "DEPLOY", "SERVER", "WRITE", "INGEST", "INSERT", "SDK",
-    "SHARED", "PRESHARED", "LICENCE", "CONSUMER", "SUBSCRIPTION", "PRODUCT", "MAPS", "BROWSER",
-    "TOKEN", "SIGNATURE", "VERIFY", "VERIFICATION", "ENCRYPT", "DECRYPT", "ENC", "MAC", "HASH",
-    "SALT", "USER", "ORG", "PROJECT", "STORAGE_ACCOUNT", "ACCOUNT_ACCESS", "MASTER_ACCESS",
-})
-PASS_QUALIFIERS = PASS_QUALIFIERS | frozenset({"DEFAULT", "RABBIT", "REDISCLI", "BIND", "SMB", "VNC"})
 # Names that end with a secret word but name a reference to a secret, not the secret:
 # existingSecret, external_secret, secret_ref ... (checked on the words before the last).
 REFERENCE_WORDS = frozenset({"existing", "external", "ref", "reference", "arn", "hashed", "hash",
