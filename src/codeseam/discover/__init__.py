@@ -203,6 +203,16 @@ def _zero_warning(listing: Listing, n_skips: int) -> str:
     return "no files found to index"
 
 
+def _classify(root: str, paths, max_file_bytes: int, is_git: bool) -> tuple[tuple[SourceFile, ...], list[Skip]]:
+    """The listed ``paths`` sorted into files to index (by path) and skips (symlinks last:
+    a link is judged once every plain file is known)."""
+    classifier = _Classifier(root, max_file_bytes, is_git)
+    links = [rel for rel in sorted(paths) if classifier.path(rel)]
+    for rel in links:
+        classifier.link(rel)
+    return tuple(sorted(classifier.files.values(), key=lambda f: f.path)), list(classifier.skips)
+
+
 def discover(root: str | Path, *, max_file_bytes: int = 1 << 20) -> Discovery:
     """List the files of ``root`` to index, and every skipped file with its reason.
 
@@ -210,12 +220,8 @@ def discover(root: str | Path, *, max_file_bytes: int = 1 << 20) -> Discovery:
     """
     root_s = _resolve_root(root)
     listing = _list(root_s)
-    classifier = _Classifier(root_s, max_file_bytes, listing.is_git)
-    links = [rel for rel in sorted(listing.paths) if classifier.path(rel)]
-    for rel in links:
-        classifier.link(rel)
-    files = tuple(sorted(classifier.files.values(), key=lambda f: f.path))
-    skips = tuple(sorted([*listing.skips, *classifier.skips], key=lambda s: (s.path, s.reason)))
+    files, found = _classify(root_s, listing.paths, max_file_bytes, listing.is_git)
+    skips = tuple(sorted([*listing.skips, *found], key=lambda s: (s.path, s.reason)))
     warnings = list(listing.warnings)
     if not files:
         warnings.append(_zero_warning(listing, len(skips)))

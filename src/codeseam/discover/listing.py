@@ -84,12 +84,13 @@ class ExtraIgnores:
 
 # -- git ----------------------------------------------------------------------------------
 
-def _git(root: str, *args: str) -> subprocess.CompletedProcess[bytes] | None:
+def _git(root: str, *args: str, input: bytes | None = None,
+         timeout: float = GIT_TIMEOUT_S) -> subprocess.CompletedProcess[bytes] | None:
     env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV_DROP}
     env.update(GIT_OPTIONAL_LOCKS="0", LC_ALL="C", LANGUAGE="C")
     try:
-        return subprocess.run(["git", "-c", "core.quotepath=off", *args], cwd=root, env=env,
-                              capture_output=True, timeout=GIT_TIMEOUT_S, check=False)
+        return subprocess.run(["git", "-c", "core.quotepath=off", *args], cwd=root, env=env, input=input,
+                              capture_output=True, timeout=timeout, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
         log.debug("git %s failed in %s: %s", args[0], root, exc)
         return None

@@ -22,7 +22,7 @@ from typing import Collection, Iterable
 
 from . import rules
 from .ignore import IgnoreRules
-from .listing import _GIT_ENV_DROP, ExtraIgnores, Listing, _git, _nul_split, read_ignore_lines
+from .listing import ExtraIgnores, Listing, _git, _nul_split, read_ignore_lines
 
 
 def is_ignore_file(path: str) -> bool:
@@ -32,7 +32,7 @@ def is_ignore_file(path: str) -> bool:
 def discover_paths(root: str, paths: Iterable[str], *, known: Collection[str], is_git: bool,
                    max_file_bytes: int = 1 << 20):
     """A ``Discovery`` of ``paths`` (repo-relative) under ``root`` (absolute, resolved)."""
-    from . import Discovery, _Classifier, _extra_ignores, _printable
+    from . import Discovery, _classify, _extra_ignores, _printable
 
     wanted = sorted({p for p in paths if p and _printable(p) is not None})
     new = [p for p in wanted if p not in known]
@@ -45,29 +45,16 @@ def discover_paths(root: str, paths: Iterable[str], *, known: Collection[str], i
         extra = _extra_ignores(root, listing)
         if extra is not None:
             listing.paths = [p for p in listing.paths if not extra.excluded(p)]
-    classifier = _Classifier(root, max_file_bytes, is_git)
-    links = [rel for rel in listing.paths if classifier.path(rel)]
-    for rel in links:
-        classifier.link(rel)
-    files = tuple(sorted(classifier.files.values(), key=lambda f: f.path))
-    skips = tuple(sorted(classifier.skips, key=lambda s: (s.path, s.reason)))
-    return Discovery(root, files, skips, tuple(listing.warnings), is_git)
+    files, skips = _classify(root, listing.paths, max_file_bytes, is_git)
+    return Discovery(root, files, tuple(sorted(skips, key=lambda s: (s.path, s.reason))),
+                     tuple(listing.warnings), is_git)
 
 
 def _git_listed(root: str, paths: list[str]) -> set[str]:
     """Which of ``paths`` git lists (tracked, or untracked and not ignored)."""
-    import subprocess
-
     spec = b"".join(os.fsencode(":(literal)" + p) + b"\0" for p in paths)
-    args = ["ls-files", "-z", "--cached", "--others", "--exclude-standard",
-            "--pathspec-from-file=-", "--pathspec-file-nul"]
-    env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV_DROP}
-    env.update(GIT_OPTIONAL_LOCKS="0", LC_ALL="C", LANGUAGE="C")
-    try:
-        proc = subprocess.run(["git", "-c", "core.quotepath=off", *args], cwd=root, env=env, input=spec,
-                              capture_output=True, timeout=120, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        proc = None
+    proc = _git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard",
+                "--pathspec-from-file=-", "--pathspec-file-nul", input=spec, timeout=120)
     if proc is None or proc.returncode != 0:  # an old git without --pathspec-from-file
         listed: set[str] = set()
         for i in range(0, len(paths), 200):
