@@ -47,7 +47,7 @@ from bench_embed import CORPUS  # noqa: E402
 
 def corpus_chunks(embedder) -> list[str]:
     from codeseam.chunk import chunk_file
-    from codeseam.indexer import make_budget
+    from codeseam.indexing.pipeline import make_budget
     from codeseam.settings import load_settings
 
     budget = make_budget(load_settings({}, env={"RAG_CONFIG": os.devnull}), embedder)

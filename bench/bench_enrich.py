@@ -77,7 +77,7 @@ def headroom(settings) -> dict:
     """Tokens left for a description in each corpus chunk, under the embedder's budget."""
     from codeseam.chunk import chunk_file
     from codeseam.embed import make_embedder
-    from codeseam.indexer import make_budget
+    from codeseam.indexing.pipeline import make_budget
 
     embedder = make_embedder(settings)
     if not embedder.max_tokens:

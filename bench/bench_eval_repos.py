@@ -207,7 +207,7 @@ def calibration(suite, std) -> tuple[dict, str]:
             "per_set": {row[0]: {"abstain": row[1], "false_weak": row[2]} for row in per}}
     md = "\n".join([
         "## Weak evidence, calibrated on both dev sets", "",
-        f"The evidence score (`src/codeseam/evidence.py`) of the default over both sets: {len(neg)} negatives, "
+        f"The evidence score (`src/codeseam/query/evidence.py`) of the default over both sets: {len(neg)} negatives, "
         f"{len(eng)} English positives. The threshold that flags the most negatives with at most "
         f"{FALSE_WEAK_BUDGET:.0%} of the English positives weak is **{b.threshold:.4f}**: abstain {b.abstain:.3f}, "
         f"false-weak {b.false_weak:.3f} on English positives ({data['false_weak_all']:.3f} on all positives, "

@@ -116,7 +116,7 @@ def throughput(name: str, rels: list[Path], work: Path, raw_sample: int = 0) -> 
 def chunk_texts(root: Path, settings, embedder) -> list[str]:
     from codeseam.chunk import chunk_file
     from codeseam.discover import discover, read_text
-    from codeseam.indexer import make_budget
+    from codeseam.indexing.pipeline import make_budget
     from codeseam.scrub import scrub_text
 
     budget = make_budget(settings, embedder)

@@ -69,7 +69,7 @@ def chunk_counts(cache: Path, settings) -> dict[str, int]:
     from codeseam.chunk import chunk_file
     from codeseam.discover.reading import read_text
     from codeseam.errors import FileSkipped
-    from codeseam.indexer import make_budget
+    from codeseam.indexing.pipeline import make_budget
 
     budget = make_budget(settings, embed.make_embedder(settings))
     counts = {}

@@ -182,7 +182,8 @@ def pct(xs: list[float]) -> dict:
 # -- warm, in-process ------------------------------------------------------------------------------
 
 def warm(settings, queries: list[str], rounds: int) -> dict:
-    from codeseam.search import bm25_query, retrieve
+    from codeseam.query.analysis import bm25_query
+    from codeseam.query.retrieve import retrieve
     from codeseam.store import Filters
 
     embed.clear_cache()  # the real bundled model

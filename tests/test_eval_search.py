@@ -1,4 +1,4 @@
-"""search.py levers measured by the eval: merging the pieces of a split definition.
+"""Retrieval levers measured by the eval: merging the pieces of a split definition.
 
 Oracle: the real chunker's output for a real file. Whatever subset of chunks is retrieved
 and in whatever order, a merged hit's text is exactly the file's lines start..end, only
@@ -11,7 +11,8 @@ import textwrap
 from hypothesis import given, settings, strategies as st
 
 from codeseam.chunk import Budget, chunk_file
-from codeseam.search import Piece, SPLIT_KINDS, adjacent, dedupe, merge_pieces, Span
+from codeseam.query.pieces import Piece, SPLIT_KINDS, adjacent, merge_pieces
+from codeseam.query.fusion import dedupe, Span
 
 SOURCE = textwrap.dedent('''\
     import os
@@ -115,7 +116,7 @@ def test_dedupe_after_merge_keeps_spans_disjoint():
 
 import pytest  # noqa: E402
 
-from codeseam.search import identifier_shaped, names_definition, query_names, strip_noise  # noqa: E402
+from codeseam.query.analysis import identifier_shaped, names_definition, query_names, strip_noise  # noqa: E402
 
 
 @pytest.mark.parametrize("query, names", [

@@ -9,7 +9,8 @@ import subprocess
 import pytest
 from hypothesis import given, strategies as st
 
-from codeseam import api, evidence
+from codeseam import api
+from codeseam.query import evidence
 from codeseam.eval.calibrate import calibrate_budget, rates
 from codeseam.settings import load_settings
 from tests.support.fixtures import RETRY_PY

@@ -106,7 +106,7 @@ def test_a_branch_switch_is_one_sync_that_embeds_only_new_content(tmp_path):
 
 
 def test_a_sync_out_of_time_stops_between_batches_and_the_next_one_finishes(tmp_path, monkeypatch):
-    from codeseam import indexer
+    from codeseam.indexing import run as indexer
 
     monkeypatch.setattr(indexer, "BATCH_CHUNKS", 4)
     root = make_repo(tmp_path / "proj")

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from codeseam.search import Span, dedupe, is_weak, rrf, weighted
+from codeseam.query.evidence import is_weak
+from codeseam.query.fusion import Span, dedupe, rrf, weighted
 
 
 def _reference_rrf(rankings, k, weights):

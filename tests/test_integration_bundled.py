@@ -79,7 +79,7 @@ def test_bundled_model_end_to_end(repo: Path, isolated_env):
         assert hit.symbol == "Pool.Acquire" and hit.language == "go"
         # every chunk fits the model: nothing embedded was truncated
         from codeseam.chunk import chunk_file
-        from codeseam.indexer import make_budget
+        from codeseam.indexing.pipeline import make_budget
 
         budget = make_budget(settings, ix.embedder)
         assert budget.max_tokens == 254

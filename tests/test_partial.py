@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from codeseam import api
-from codeseam.backfill import PAGE, plan_page
+from codeseam.indexing.backfill import PAGE, plan_page
 from codeseam.settings import load_settings
 from tests.test_crash import big_file_text, clean_build, compare, git, index_run, inspect_api, run_env
 

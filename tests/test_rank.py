@@ -1,4 +1,4 @@
-"""Ranking levers after fusion (codeseam.rank, codeseam.pieces.expand_pieces), against
+"""Ranking levers after fusion (codeseam.query.rank, codeseam.query.pieces.expand_pieces), against
 brute-force references and the real chunker's output."""
 
 from __future__ import annotations
@@ -8,9 +8,10 @@ from dataclasses import dataclass
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from codeseam import rank
-from codeseam.pieces import SPLIT_KINDS, expand_pieces
-from codeseam.search import RetrieveOptions, is_lookup
+from codeseam.query import rank
+from codeseam.query.pieces import SPLIT_KINDS, expand_pieces
+from codeseam.query.retrieve import RetrieveOptions
+from codeseam.query.analysis import is_lookup
 from tests.test_eval_search import CHUNKS, PATH, file_lines, piece
 
 

@@ -24,7 +24,7 @@ import pytest
 from codeseam import api
 from codeseam.records import SourceFile
 from codeseam.settings import load_settings
-from codeseam.sync import ManifestEntry, plan_sync
+from codeseam.indexing.plan import ManifestEntry, plan_sync
 from tests.test_crash import compare
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -91,6 +91,6 @@ def test_role_rules_change_reindexes_without_embedding(repo: Path, settings, mon
 
     api.index(repo, settings=settings)
     monkeypatch.setattr(roles, "ROLES_VERSION", roles.ROLES_VERSION + 1)
-    monkeypatch.setattr("codeseam.indexer.ROLES_VERSION", roles.ROLES_VERSION)
+    monkeypatch.setattr("codeseam.indexing.pipeline.ROLES_VERSION", roles.ROLES_VERSION)
     again = api.index(repo, settings=settings)
     assert again.files_indexed == len(FILES) and again.chunks_embedded == 0

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from codeseam.records import SourceFile
-from codeseam.sync import PENDING, ManifestEntry, chunk_row_id, plan_sync
+from codeseam.indexing.plan import PENDING, ManifestEntry, chunk_row_id, plan_sync
 
 
 def sf(path, size=10, mtime=1):

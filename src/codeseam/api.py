@@ -74,7 +74,7 @@ class Index:
         """``warm``: load the model in the background while the index opens (off for the
         one-shot commands that never embed: status, remove, inspect)."""
         from .embed import make_embedder
-        from .indexer import chunker_id
+        from .indexing.pipeline import chunker_id
         from .store import SCHEMA_VERSION, IndexMeta, Store
 
         self.settings = _settings(settings)
@@ -113,7 +113,7 @@ class Index:
     def index(self, path: str | os.PathLike[str], *, repo_id: str | None = None,
               progress: Callable[..., None] | None = None):
         from .discover import discover
-        from .indexer import IndexRun
+        from .indexing.run import IndexRun
 
         started = time.perf_counter()
         discovery = discover(path, max_file_bytes=self.settings.max_file_bytes)
@@ -151,7 +151,7 @@ class Index:
                language: str | None = None, k: int | None = None, mode: str = "hybrid",
                role: str | Sequence[str] | None = None) -> SearchResult:
         from .chunk.languages import language_key
-        from .search import retrieve
+        from .query.retrieve import retrieve
         from .store import Filters
 
         query = safety.check_query(query)
@@ -316,7 +316,7 @@ def index(path: str | os.PathLike[str], *, repo_id: str | None = None, settings:
     """Index (or incrementally re-sync) the repository at ``path``; returns an IndexReport."""
     settings = _settings(settings)
     if dry_run:
-        from .index_report import dry_run as _dry_run
+        from .indexing.report import dry_run as _dry_run
         from .discover import discover
 
         root = discover(path, max_file_bytes=settings.max_file_bytes).root

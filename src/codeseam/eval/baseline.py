@@ -23,7 +23,7 @@ from ..chunk import CHUNKER_VERSION, Budget, chunk_file
 from ..discover import discover, read_text
 from ..errors import FileSkipped, IndexMismatchError
 from ..records import Chunk, content_hash
-from ..sync import chunk_row_id
+from ..indexing.plan import chunk_row_id
 
 log = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@
 For each index a variant needs (:class:`~.variants.IndexSpec`) the corpus is indexed
 (incrementally: a re-run with nothing changed embeds nothing; a rebuild embeds only texts
 the eval's vector cache has not seen, ``embcache``) into the eval's own Milvus Lite file,
-then every query runs through ``search.retrieve`` for each variant on that
+then every query runs through ``query.retrieve.retrieve`` for each variant on that
 index, top ``CURVE_K`` results. An enriched index whose LLM is unavailable is reported as
 skipped (with the reason) and the other variants still run.
 """
@@ -203,7 +203,7 @@ def _count(ix, repo_id: str) -> int:
 
 
 def _budget_text(s: Settings, embedder) -> str:
-    from ..indexer import make_budget
+    from ..indexing.pipeline import make_budget
 
     b = make_budget(s, embedder)
     if b.max_tokens:
@@ -213,7 +213,7 @@ def _budget_text(s: Settings, embedder) -> str:
 
 def _run_variant(v: Variant, session: _Session, queries: list[GoldQuery], repo_id: str,
                  progress: Progress) -> VariantResult:
-    from ..search import RetrieveOptions, retrieve
+    from ..query.retrieve import RetrieveOptions, retrieve
     from ..store import Filters
 
     settings = session.settings.replace(**dict(v.settings)) if v.settings else session.settings

@@ -276,7 +276,7 @@ class Refresher:
         """Write the dirty paths of ``st`` (the caller holds the index lock). Returns the run's
         report, or None when there was nothing to do or it failed (the note says why)."""
         from ..discover import discover
-        from ..indexer import IndexRun
+        from ..indexing.run import IndexRun
 
         with st.lock:
             paths, full = set(st.dirty), st.full

@@ -333,7 +333,7 @@ def status_record(data: dict[str, Any]):
 
 
 def report_record(data: dict[str, Any]):
-    from ..index_report import IndexReport
+    from ..indexing.report import IndexReport
     from ..records import Skip
 
     fields = dict(data)

@@ -6,7 +6,7 @@ false``: Milvus' BM25 indexes its ``indexed_text`` at once, and dense search fil
 rows back a page at a time (every stored field, so a rewrite keeps the row as it was) and
 rewrites them with their vectors (``embedded = true``). Rewrites are upserts by the same id:
 a repeated one is harmless, and one cut short by a crash leaves a row missing, which the
-next run's row census finds (``sync.py``).
+next run's row census finds (``indexing/plan.py``).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ hybrid search, the word counts the weak-evidence signal uses, and the filter exp
 
 Every search returns the top ``k`` by score with ties broken by id, so a result never depends
 on the order rows were written in; keyword-only rows (no vector yet) never come back from the
-dense side. Fusion beyond Milvus' RRFRanker is the caller's (``search.py``).
+dense side. Fusion beyond Milvus' RRFRanker is the caller's (``query/``).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ SNIPPET_LINES = 6
 class IndexProgress:
     """The progress callback for an indexing run, drawn with rich on a TTY (stderr).
 
-    Events (from ``indexer.IndexRun``): discover, plan, files, file, written, backfill (rows
+    Events (from ``indexing.run.IndexRun``): discover, plan, files, file, written, backfill (rows
     to embed), embedded, deleted, done. When disabled it does nothing; the run still ends with a one-line summary.
     """
 

@@ -21,8 +21,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
-from . import faults
-from .errors import StoreError
+from .. import faults
+from ..errors import StoreError
 
 PAGE = 512  # rows per backfill page: one embed call (sorted by length inside) and one rewrite
 

@@ -1,6 +1,6 @@
 """Incremental, crash-safe sync: what to do with each file, decided by a pure function.
 
-The protocol (carried out by ``indexer.IndexRun`` over the store's primitives) keeps one invariant:
+The protocol (carried out by ``run.IndexRun`` over the store's primitives) keeps one invariant:
 
     every path that has chunk rows in the index has an entry in the file manifest.
 
@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Collection, Mapping, Sequence
 
-from .records import SourceFile
+from ..records import SourceFile
 
 PENDING = -1
 
@@ -127,6 +127,6 @@ def _redo_reason(
 
 def chunk_row_id(repo_id: str, path: str, ordinal: int, chunk_hash: str) -> str:
     """Deterministic primary key: re-inserting the same chunk is an upsert, never a duplicate."""
-    from .records import content_hash
+    from ..records import content_hash
 
     return content_hash(repo_id, path, str(ordinal), chunk_hash)

@@ -1,6 +1,6 @@
 """One indexing run: discover → read → scrub → chunk → (enrich) → embed → store.
 
-The order of writes follows the crash-safe protocol in ``sync.py``. Every file-level problem
+The order of writes follows the crash-safe protocol in ``plan.py``. Every file-level problem
 becomes a ``Skip`` with a reason; store and embedder failures are fatal and the next run
 repairs whatever the failed one left.
 """
@@ -9,20 +9,20 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
 import logging
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Collection, Iterator, Sequence
 
-from . import faults
-from .chunk import CHUNKER_VERSION, Budget, chunk_file
-from .discover import Discovery, read_text
-from .discover.roles import HEAD_CHARS, ROLES_VERSION, SOURCE, file_role
-from .errors import FileSkipped
-from .index_report import IndexReport, count_reasons
-from .records import Chunk, Skip, SourceFile, content_hash
-from .sync import PENDING, ManifestEntry, SyncPlan, chunk_row_id, plan_sync
+from .. import faults
+from ..chunk import chunk_file
+from ..discover import Discovery, read_text
+from ..discover.roles import HEAD_CHARS, SOURCE, file_role
+from ..errors import FileSkipped
+from .report import IndexReport, count_reasons
+from ..records import Chunk, Skip, SourceFile
+from .pipeline import make_budget, pipeline_fingerprint
+from .plan import PENDING, ManifestEntry, SyncPlan, chunk_row_id, plan_sync
 
 log = logging.getLogger(__name__)
 
@@ -32,33 +32,6 @@ BATCH_CHUNKS = 256  # chunks embedded and written per batch (one crash-safe writ
 
 def _quiet(event: str, **fields: Any) -> None:
     pass
-
-
-def make_budget(settings, embedder) -> Budget:
-    """The chunk budget: bytes from settings, and the embedder's token limit when it has one,
-    so nothing embedded is ever truncated by the model."""
-    max_tokens = getattr(embedder, "max_tokens", None)
-    return Budget(
-        max_bytes=settings.chunk_max_bytes,
-        min_bytes=settings.chunk_min_bytes,
-        max_tokens=max_tokens,
-        count_tokens=embedder.count_tokens if max_tokens else None,
-    )
-
-
-def chunker_id(settings) -> str:
-    return f"{settings.chunker}:{CHUNKER_VERSION}"
-
-
-def pipeline_fingerprint(settings, budget: Budget, allow: Sequence[str], extra: str = "") -> str:
-    """What decides a file's chunks besides its content. When it changes, every file of the
-    repo is re-chunked (embeddings of unchanged chunks are reused)."""
-    from . import scrub
-
-    parts = [chunker_id(settings), str(budget.max_bytes), str(budget.min_bytes),
-             str(budget.max_tokens), f"scrub={settings.scrub}", f"rules={scrub.RULES_VERSION}",
-             f"roles={ROLES_VERSION}", json.dumps(sorted(allow)), extra]
-    return content_hash(*parts)
 
 
 @dataclass
@@ -101,8 +74,8 @@ class IndexRun:
         try:
             return self._run(discovery)
         except OSError as exc:
-            from .errors import StoreError
-            from .store.client import REPAIR_HINT
+            from ..errors import StoreError
+            from ..store.client import REPAIR_HINT
 
             where = f" ({exc.filename})" if exc.filename else ""
             raise StoreError(f"indexing stopped: {exc.strerror or exc}{where}", hint=REPAIR_HINT) from exc
@@ -110,7 +83,7 @@ class IndexRun:
     def _run(self, discovery: Discovery) -> IndexReport:
         t0 = time.perf_counter()
         self._absorb_discovery(discovery)
-        from .scrub import load_allow
+        from ..scrub import load_allow
 
         self.allow = load_allow(self.root, self.settings.scrub_allow) if self.settings.scrub else ()
         fingerprint = pipeline_fingerprint(self.settings, self.budget, self.allow,
@@ -191,8 +164,8 @@ class IndexRun:
 
     def _null_similarity(self) -> dict:
         """The repo's floor for the weak-evidence score (``evidence.measure_null``)."""
-        from .errors import NotIndexedError
-        from .evidence import measure_null
+        from ..errors import NotIndexedError
+        from ..query.evidence import measure_null
 
         try:
             with self.write_guard():  # reads between write batches, like a search
@@ -222,7 +195,7 @@ class IndexRun:
 
     def _check(self, files: Sequence[SourceFile], manifest: dict[str, ManifestEntry]) -> list[SourceFile]:
         """Files whose stat changed: hash them; same content only refreshes the manifest."""
-        from .store import FileEntry
+        from ..store import FileEntry
 
         redo, refresh = [], []
         for f in files:
@@ -293,7 +266,7 @@ class IndexRun:
         return _Prepared(f, fhash, chunks)
 
     def _scrub(self, path: str, text: str) -> str:
-        from .scrub import scrub_text
+        from ..scrub import scrub_text
 
         result = scrub_text(text, allow=self.allow)
         if result.redactions:
@@ -326,7 +299,7 @@ class IndexRun:
         self.report.embed_seconds += stats.embed_seconds
 
     def _write_batch(self, batch: list[_Prepared]) -> None:
-        from .store import ChunkRow, FileEntry
+        from ..store import ChunkRow, FileEntry
 
         chunks = [c for p in batch for c in p.chunks]
         vectors = self._vectors(chunks)

@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from .chunk import chunk_file
-from .discover import Discovery, discover, read_text
-from .errors import FileSkipped
-from .records import Chunk, Skip
+from ..chunk import chunk_file
+from ..discover import Discovery, discover, read_text
+from ..errors import FileSkipped
+from ..records import Chunk, Skip
 
 
 @dataclass
@@ -81,10 +81,9 @@ def dry_run(root: str, repo_id: str, settings) -> IndexReport:
 
 
 def _enrich_estimate(d: Discovery, settings) -> dict[str, Any]:
-    from .embed import make_embedder
-    from .enrich import Enricher
-
-    from .indexer import make_budget
+    from ..embed import make_embedder
+    from ..enrich import Enricher
+    from .pipeline import make_budget
 
     budget = make_budget(settings, make_embedder(settings))
     chunks: list[Chunk] = []
@@ -94,7 +93,7 @@ def _enrich_estimate(d: Discovery, settings) -> dict[str, Any]:
         except FileSkipped:
             continue
         if settings.scrub:
-            from .scrub import load_allow, scrub_text
+            from ..scrub import load_allow, scrub_text
 
             text = scrub_text(text, allow=load_allow(d.root, settings.scrub_allow)).text
         chunks.extend(chunk_file(f.path, text, budget=budget, chunker=settings.chunker))

@@ -1,6 +1,6 @@
 """Ranking priors applied after fusion: file roles, file-level evidence, name matches.
 
-Pure functions over fused candidates; ``search.retrieve`` applies the ones its
+Pure functions over fused candidates; ``retrieve.retrieve`` applies the ones its
 ``RetrieveOptions`` switch on (each one is a lever the eval measures alone).
 
 Role prior
@@ -168,7 +168,7 @@ being be been being also only now new instead properly incorrect wrong
 def query_terms(query: str, noise: Iterable[str] = ()) -> list[str]:
     """The query's content words, lower-cased, identifiers split into their parts
     (``getUserById`` -> get, user, by, id), without ``noise`` words and change words."""
-    from .chunk import split_identifier
+    from ..chunk import split_identifier
 
     drop = set(noise) | CHANGE_WORDS
     out: list[str] = []
@@ -188,7 +188,7 @@ def _stem(word: str) -> str:
 def name_share(terms: Sequence[str], name: str) -> float:
     """Share of ``terms`` found among the identifier parts of ``name``, compared after a
     light stemming."""
-    from .chunk import split_identifier
+    from ..chunk import split_identifier
 
     if not terms:
         return 0.0

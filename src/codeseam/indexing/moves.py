@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from .records import Chunk, content_hash
+from ..records import Chunk, content_hash
 
 
 def move_key(text: str, language: str, symbol: str) -> str:
