@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
 import threading
 
 import click
@@ -51,6 +50,7 @@ def serve_cmd(host: str, port: int, allow_remote: bool, token: str | None, idle_
     ends it. The CLI starts a server like this by itself (RAG_KEEPALIVE).
     """
     from ..owner import live_server, mcp_busy_error, remove_server_file, write_server_file
+    from ..owner.process import bind, local_url
     from ..safety import check_bind, is_loopback
     from ..service import Service
     from .http import create_app, serve
@@ -191,29 +191,3 @@ def stop_cmd() -> None:
         raise IndexBusyError(f"the {what} (pid {info.pid}) did not stop within {ka.STOP_TIMEOUT:.0f} s",
                              hint=f"`kill -9 {info.pid}` (the index stays consistent: the next run repairs it)")
     click.echo(f"stopped the {what} (pid {info.pid})")
-
-
-def bind(host: str, port: int) -> socket.socket:
-    """A listening socket on ``host:port`` (connections wait in the backlog until served)."""
-    plain = host.strip("[]")
-    family = socket.AF_INET6 if ":" in plain else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((plain, port))
-        sock.listen(128)
-    except OSError as exc:
-        sock.close()
-        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}",
-                          hint="pick another --port (0 picks a free one)") from None
-    return sock
-
-
-def local_url(host: str, port: int) -> str:
-    """The URL this machine's CLI uses to reach a server bound to ``host``."""
-    plain = host.strip("[]")
-    if plain in ("0.0.0.0", ""):
-        plain = "127.0.0.1"
-    elif plain == "::":
-        plain = "::1"
-    return f"http://[{plain}]:{port}" if ":" in plain else f"http://{plain}:{port}"

@@ -50,7 +50,8 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
-from .. import __version__, errors
+from .. import errors
+from .._version import __version__
 from ..records import Answer
 from ..safety import MAX_BODY_BYTES, MAX_K, MAX_QUERY_CHARS
 from ..service import Service, UnknownJobError, answer_json

@@ -95,7 +95,7 @@ class PageListener:
         """Start the listener (once); ``{"url", "token"}`` either way."""
         import uvicorn
 
-        from .cli_serve import bind, local_url
+        from ..owner.process import bind, local_url
 
         with self._lock:
             if self._server is None:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
-from .. import __version__
+from .._version import __version__
 from ..errors import CodeseamError
 from ..service import Job, Service, answer_json
 
