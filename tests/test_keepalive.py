@@ -221,7 +221,6 @@ def test_a_call_with_other_settings_replaces_an_idle_server(box):
     assert wait_dead(pid, 10)
 
 
-@pytest.mark.xfail(strict=True, reason="the comma bug: the allow pattern reaches the server split in two")
 def test_an_allow_pattern_with_a_comma_reaches_the_server_whole(box):
     """Settings reach the keep-alive server as they are: an allow pattern holding a comma used to
     arrive split in two, so the fingerprints differed and every call restarted the server."""

@@ -86,7 +86,6 @@ def hostile_settings(tmp_path) -> Settings:
     return s
 
 
-@pytest.mark.xfail(strict=True, reason="the comma bug: list settings reach the child joined by ',' and split")
 def test_every_setting_reaches_a_child_process_whole(tmp_path):
     """The keep-alive server gets its settings from the CLI that starts it (server_env): every
     one arrives as it was, list items with commas included, and so does the fingerprint that
@@ -96,6 +95,10 @@ def test_every_setting_reaches_a_child_process_whole(tmp_path):
     s = hostile_settings(tmp_path)
     env = keepalive.server_env(s)
     assert load_settings(env=env) == s
+    assert not any(k.startswith("RAG_") for k in env)  # the JSON stands for the config file and RAG_*
+    assert load_settings({"k": 3}, env={**env, "RAG_K": "4"}).k == 3  # flags still apply on top
+    with pytest.raises(ConfigError, match="CODESEAM_SETTINGS"):
+        load_settings(env={"CODESEAM_SETTINGS": '{"no_such_setting": 1}'})
     probe = ("from codeseam.settings import load_settings\nfrom codeseam.owner.keepalive import fingerprint\n"
              "print(fingerprint(load_settings()))")
     out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=60)

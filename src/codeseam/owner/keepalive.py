@@ -126,18 +126,11 @@ def fingerprint(settings: Settings) -> str:
 
 
 def server_env(settings: Settings) -> dict[str, str]:
-    """This process's environment plus every setting as ``RAG_*``, so that the server's
-    settings equal the caller's, CLI flags and config file included."""
-    env = dict(os.environ)
-    for f in dataclasses.fields(settings):
-        value = getattr(settings, f.name)
-        if isinstance(value, bool):
-            text = "on" if value else "off"
-        elif isinstance(value, tuple):
-            text = ",".join(value)
-        else:
-            text = str(value)
-        env["RAG_" + f.name.upper()] = text
+    """This process's environment with the settings whole (``settings.child_env``), so that the
+    server's settings equal the caller's, CLI flags and config file included."""
+    from ..settings import child_env
+
+    env = child_env(settings)
     env.setdefault("HF_HUB_OFFLINE", "1")
     env.setdefault("TRANSFORMERS_OFFLINE", "1")
     return env
