@@ -249,7 +249,7 @@ def edit_mcp(corpus: Path, data: Path, files: list[str], trials: int) -> dict:
 
 def edit_in_process(corpus: Path, data: Path, files: list[str], trials: int) -> dict:
     from codeseam.service import Service
-    from codeseam.surfaces.cli_index import search_json
+    from codeseam.codec import search_json
 
     with Service(settings_for(data, keepalive=0)).open() as service:
         def search(q: str) -> tuple[float, dict]:

@@ -8,8 +8,10 @@ Every test runs in a clean environment (``clean_env``, autouse): no ``RAG_*`` or
 are never read or written (``XDG_CONFIG_HOME`` / ``XDG_DATA_HOME`` point into the session's
 temp dir; the exported ONNX models there are kept between runs under pytest's cache), and the
 CLI starts no keep-alive server (``RAG_KEEPALIVE=0``; a test that wants one sets it).
-Each test has a time limit (pytest-timeout, ``timeout`` in pyproject.toml; long tests say theirs
-with ``@pytest.mark.timeout``).
+Each test has a time limit (pytest-timeout): ``timeout`` in pyproject.toml (600 s, about 16
+times the longest test's time on an idle machine), ``LONG_TIMEOUT`` for the tests marked
+``slow`` or ``integration`` (whole-stdlib sweeps, crash loops, a real full disk, the bundled
+model's first export), or what a test says with ``@pytest.mark.timeout``.
 """
 
 from __future__ import annotations
@@ -22,6 +24,14 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 OURS = ("RAG_", "CODESEAM_")  # the variables codeseam reads
+LONG_TIMEOUT = 1800  # seconds, for the tests marked slow or integration
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("timeout") is None and (
+                item.get_closest_marker("slow") or item.get_closest_marker("integration")):
+            item.add_marker(pytest.mark.timeout(LONG_TIMEOUT))
 
 
 @pytest.fixture(scope="session", autouse=True)

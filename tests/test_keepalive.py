@@ -254,7 +254,7 @@ def test_mcp_through_a_keepalive_server_keeps_its_allowed_roots_and_the_server_a
     info = live(box)
     outside = tmp_path / "outside"
     outside.mkdir()
-    svc = owner.RemoteService(info, box["settings"], cwd=str(box["work"]))
+    svc = owner.RemoteIndex(info, box["settings"], cwd=str(box["work"])).open()
     try:
         with pytest.raises(UnsafePathError, match="outside the allowed roots"):
             svc.start_index(str(outside))
@@ -321,12 +321,11 @@ def test_when_the_cli_starts_a_server():
     env = {"RAG_CONFIG": os.devnull, "RAG_DATA_DIR": "/nonexistent-codeseam"}
     s = load_settings(env=env)
     assert s.keepalive > 0  # on by default
-    assert not keepalive.wanted(s, "search", {})  # no index yet: nothing to keep alive
-    assert keepalive.wanted(s, "index", {})  # indexing creates it
-    assert not keepalive.wanted(s, "index", {"dry_run": True})
-    assert not keepalive.wanted(s, "index", {"rebuild": True})
-    assert not keepalive.wanted(s.replace(keepalive=0), "index", {})
-    assert not keepalive.wanted(s.replace(milvus_uri="http://milvus:19530"), "index", {})
+    assert not keepalive.wanted(s, "search")  # no index yet: nothing to keep alive
+    assert keepalive.wanted(s, "index")  # indexing creates it
+    assert not keepalive.wanted(s, "rebuild")  # runs here (a dry run never asks: it touches no index)
+    assert not keepalive.wanted(s.replace(keepalive=0), "index")
+    assert not keepalive.wanted(s.replace(milvus_uri="http://milvus:19530"), "index")
     assert keepalive.fingerprint(s) == keepalive.fingerprint(s.replace(keepalive=5, server_token="x"))
     assert keepalive.fingerprint(s) != keepalive.fingerprint(s.replace(k=3))
     with pytest.raises(ConfigError, match="keepalive"):

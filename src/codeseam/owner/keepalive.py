@@ -41,8 +41,9 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING
 
 from ..errors import IndexBusyError
 from ..settings import Settings
@@ -54,7 +55,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 log = logging.getLogger(__name__)
 
-# Ops of ``route.call`` that may start a server (an existing index, or `index` creating one).
+# Ops of ``route.call`` that may start a server (an existing index, or `index` creating one; not
+# "rebuild", which drops the index here).
 OPS = frozenset({"search", "status", "ask", "index", "remove", "inspect"})
 SPAWN_TIMEOUT = 120.0  # s: a 100k-chunk index loads in ~15 s here; a busy machine takes longer
 STOP_TIMEOUT = 40.0  # s: a stopping server finishes the request at hand, stops a job at its next file
@@ -104,15 +106,13 @@ def enabled(settings: Settings) -> bool:
     return settings.keepalive > 0 and settings.is_lite
 
 
-def wanted(settings: Settings, op: str, kwargs: dict[str, Any]) -> bool:
+def wanted(settings: Settings, op: str) -> bool:
     """Should ``route.call(op, ...)`` start a keep-alive server when none holds the index?
-    Not for a dry run or a rebuild (they run here), not to read an index that does not exist
-    (the direct path says "nothing indexed yet" without creating one)."""
+    Not for a rebuild (``op == "rebuild"``: it runs here), not to read an index that does not
+    exist (the direct path says "nothing indexed yet" without creating one)."""
     if not enabled(settings) or op not in OPS:
         return False
-    if op == "index":
-        return not kwargs.get("dry_run") and not kwargs.get("rebuild")
-    return db_path(settings).exists()
+    return op == "index" or db_path(settings).exists()
 
 
 def fingerprint(settings: Settings) -> str:
@@ -172,7 +172,7 @@ def held_by_another(settings: Settings) -> bool:
     return isinstance(pid, int) and pid != os.getpid() and alive(pid)
 
 
-def spawn(settings: Settings) -> "subprocess.Popen":
+def spawn(settings: Settings) -> subprocess.Popen:
     """Start ``codeseam serve --keepalive`` detached (own session, stdio to the log file)."""
     import subprocess
 
@@ -197,7 +197,7 @@ def spawn(settings: Settings) -> "subprocess.Popen":
     return proc
 
 
-def wait_ready(settings: Settings, proc: "subprocess.Popen", deadline: float) -> ServerInfo:
+def wait_ready(settings: Settings, proc: subprocess.Popen, deadline: float) -> ServerInfo:
     """Wait until ``proc`` has written the server file and answers ``/health``."""
     started = time.monotonic()
     while True:
@@ -226,10 +226,11 @@ def healthy(info: ServerInfo, timeout: float = 5.0) -> bool:
 
 # -- serving a call ------------------------------------------------------------------------------
 
-def fit(settings: Settings, info: ServerInfo, op: str, kwargs: dict[str, Any]) -> ServerInfo | None:
+def fit(settings: Settings, info: ServerInfo, op: str) -> ServerInfo | None:
     """The keep-alive server ``info`` if it may serve this call; None once it was stopped
-    (``index --rebuild`` drops the index it holds; other settings, when it is idle)."""
-    if op == "index" and kwargs.get("rebuild") and not kwargs.get("dry_run"):
+    (``op == "rebuild"``: ``index --rebuild`` drops the index it holds; other settings, when it
+    is idle)."""
+    if op == "rebuild":
         reason = "--rebuild drops the whole index"
     elif info.fingerprint == fingerprint(settings):
         return info
