@@ -28,8 +28,9 @@ piece of the model's reply as it arrives, then the checked answer (the non-strea
 ``"done": true``), or, when the reply breaks off, an error body plus its ``"status"``. Errors
 before the reply starts get their status code as usual.
 
-``serve(app, sock, idle_exit=S)`` stops the server after S seconds without a request while no
-indexing job runs (``codeseam serve --idle-exit``; the CLI's keep-alive server).
+The server commands run these apps through ``owner.hold.Holder`` (one lifecycle: take the index
+over, serve, record the server file, stop on a signal or after ``--idle-exit`` seconds without a
+request while no indexing job runs, close in one order).
 """
 
 from __future__ import annotations
@@ -38,9 +39,7 @@ import itertools
 import json
 import logging
 import os
-import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any, Literal
 
 from fastapi import Body, FastAPI, Query, Request
@@ -137,7 +136,7 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = MA
                offset: int = Query(0, ge=0, le=MAX_K, description="Skip this many of the k hits (paging)"),
                limit: int | None = Query(None, ge=1, le=MAX_K, description="Return at most this many hits"),
                highlight: bool = Query(False, description="Add `lines` (highlighted tokens) and `editor_url` "
-                                                          "to each returned hit")) -> dict[str, Any]:
+                                                          "to each returned hit")) -> JSONResponse:
         request = SearchRequest(q, repo=repo, path_glob=path, language=lang, role=tuple((role or "").split(",")),
                                 k=k, mode=mode, offset=offset, limit=limit)
         body = codec.search_json(service.search(request), request if request.paged or highlight else None,
@@ -237,67 +236,3 @@ def _handlers(app: FastAPI) -> None:
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:
         log.error("unexpected error on %s %s: %s", request.method, request.url.path, exc, exc_info=exc)
         return JSONResponse(internal_error_body(exc), status_code=500)
-
-
-def serve(app: FastAPI, sock: Any, *, idle_exit: float | None = None,
-          busy: Callable[[], bool] | None = None) -> bool:
-    """Run ``app`` with uvicorn on an already bound, listening socket until SIGINT/SIGTERM, or
-    (``idle_exit``) until no request came for that many seconds while ``busy()`` (a running
-    indexing job) was false; the end of a job counts as activity. True when it stopped idle.
-
-    uvicorn re-raises the signal that stopped it once it has shut down; SIGTERM becomes
-    ``SystemExit(143)`` here so the caller's cleanup (server file, index) still runs."""
-    import signal
-
-    import uvicorn
-
-    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="off",
-                            timeout_graceful_shutdown=10)
-    server = uvicorn.Server(config)
-    idled = threading.Event()
-    if idle_exit:
-        threading.Thread(target=_idle_watch, args=(server, app.state.activity, idle_exit, busy, idled),
-                         name="codeseam-idle-exit", daemon=True).start()
-    main = threading.current_thread() is threading.main_thread()
-    old = signal.signal(signal.SIGTERM, _exit_on_term) if main else None
-    try:
-        server.run(sockets=[sock])
-    finally:
-        for close in getattr(app.state, "closers", ()):
-            close()
-        if main:
-            signal.signal(signal.SIGTERM, old)
-    return idled.is_set()
-
-
-def serve_in_background(app: FastAPI, sock: Any) -> Callable[[], None]:
-    """Run ``app`` on ``sock`` in a daemon thread (``codeseam watch`` serves the CLI while it
-    syncs); returns the function that stops it and waits for it."""
-    import uvicorn
-
-    server = uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False, lifespan="off",
-                                           timeout_graceful_shutdown=5))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="codeseam-http", daemon=True)
-    thread.start()
-
-    def stop() -> None:
-        server.should_exit = True
-        thread.join(10)
-
-    return stop
-
-
-def _idle_watch(server: Any, activity: Activity, idle_exit: float, busy: Callable[[], bool] | None,
-                idled: threading.Event) -> None:
-    step = min(1.0, max(0.05, idle_exit / 4))
-    while not server.should_exit:
-        time.sleep(step)
-        if busy is not None and busy():
-            activity.touch()
-        elif activity.idle_for() >= idle_exit:
-            idled.set()
-            server.should_exit = True
-
-
-def _exit_on_term(signum: int, frame: Any) -> None:
-    raise SystemExit(128 + signum)

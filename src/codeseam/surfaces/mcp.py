@@ -215,46 +215,31 @@ def build_server(service: IndexServer, *, open_on_start: bool = False):
 
 
 def run_stdio(settings) -> None:
-    """Serve MCP over stdio until the client closes the connection."""
+    """Serve MCP over stdio until the client closes the connection: through the server that holds
+    the index when there is one, else holding it here (``owner.hold.Holder``: opened in the
+    background as the session starts, closed in the one order when it ends; a SIGTERM kills the
+    process as it is, which leaves the index consistent)."""
+    import contextlib
+
     import anyio
 
-    from ..owner import RemoteIndex, live_server, remove_server_file, write_server_file
-    from ..service import Service
+    from ..owner import RemoteIndex, live_server
+    from ..owner.hold import Holder
 
-    service: IndexServer | None = None
     served = live_server(settings)
+    remote = None
     if served is not None and served.kind == "http":  # `codeseam serve` holds the index: use it
         try:
-            service = RemoteIndex(served, settings)
+            remote = RemoteIndex(served, settings)
+            remote.llm_configured  # noqa: B018 - reaches the server now: a bad token or a dead server says so here
             log.warning("the index is held by the codeseam server at %s (pid %d): serving through it",
                         served.url, served.pid)
         except CodeseamError as exc:
             log.warning("cannot use the codeseam server at %s: %s", served.url, exc)
-    if service is None:
-        service = Service(settings, on_open=lambda: write_server_file(settings, "mcp"))
-    server = build_server(service, open_on_start=True)
-    _remove_on_term(settings)
-    try:
-        anyio.run(server.run_stdio_async)
-    finally:
-        remove_server_file(settings)
-        service.close()
-
-
-def _remove_on_term(settings) -> None:
-    """On SIGTERM (an MCP client's last resort after closing stdin), drop the server file, then
-    die as usual: the index lock and the Milvus Lite process go with this process, and an
-    interrupted indexing run is finished by the next one."""
-    import os
-    import signal
-    import threading
-
-    from ..owner import remove_server_file
-
-    def on_term(signum: int, frame: Any) -> None:
-        remove_server_file(settings)
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
-
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, on_term)
+            if remote is not None:
+                remote.close()
+            remote = None
+    with contextlib.ExitStack() as stack:
+        service: IndexServer = (stack.enter_context(remote) if remote is not None else
+                                stack.enter_context(Holder(settings, kind="mcp", lazy=True, signals=False)).service)
+        anyio.run(build_server(service, open_on_start=True).run_stdio_async)
