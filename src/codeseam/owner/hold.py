@@ -1,28 +1,22 @@
 """Holding the index for others: one lifecycle for ``codeseam serve``, the keep-alive server,
 ``codeseam watch`` and ``codeseam mcp``.
 
-A :class:`Holder`, used as a context manager,
-
-1. takes the index over (``take_over``): a keep-alive server that holds it is stopped (the
-   CLI's own server gives way to an explicit one); another server that holds it is an
-   ``IndexBusyError`` that names it;
-2. opens a ``service.Service`` over it, at once, or on first use (``lazy``: ``codeseam mcp``,
-   whose handshake must not wait; it records itself once the index is open);
-3. serves HTTP apps in threads (``serve``: on a TCP socket, or on a private unix socket from
-   ``listen_unix``) and records itself in the server file (``record``);
-4. waits (``run``) until a signal, or ``idle_exit`` seconds without a request while no
-   indexing job runs; ``codeseam watch`` runs its follow loop instead, on ``stopping``;
-
-and, whatever stopped it (a signal, an idle exit, an error, the MCP client hanging up), closes
-in one order: stop serving (the requests at hand finish) → close the service (a running job
-stops at its next file, the index closes) → remove the server file → remove the socket. The
-index closes before the file goes: a CLI that still finds the file meanwhile gets no answer
-and retries once the index is free (``route.call``).
+A :class:`Holder` (a context manager) takes the index over (``take_over``: a keep-alive server
+that holds it gives way; another server that holds it is an ``IndexBusyError`` naming it),
+opens a ``service.Service`` over it (at once, or on first use: ``lazy``, for ``mcp``, which
+records itself once the index is open), serves HTTP apps in threads (``serve``, on a TCP socket
+or a private unix socket from ``listen_unix``), records itself in the server file (``record``)
+and waits (``run``) for a signal, or ``idle_exit`` seconds without a request while no indexing
+job runs (``watch`` runs its follow loop on ``stopping`` instead). Whatever stopped it, it
+closes in one order: stop serving (the requests at hand finish) -> close the service (a job
+stops at its next file, the index closes) -> remove the server file -> remove the socket. The
+index closes first: a CLI that still finds the file meanwhile gets no answer and retries once
+the index is free (``route.call``).
 
 Signals (``signals=True``: once the index is open; else from ``catch_signals``): the first
-SIGINT or SIGTERM sets ``stopping`` (and calls ``on_stop``), a second one raises
-``KeyboardInterrupt``; ``stopped_by`` is the first one's number. A process killed outright leaves its server file behind: ``live_server`` ignores a file
-whose process is gone.
+SIGINT or SIGTERM sets ``stopping`` and calls ``on_stop``, a second raises
+``KeyboardInterrupt``. A process killed outright leaves its server file behind, which
+``live_server`` ignores (its process is gone).
 """
 
 from __future__ import annotations
@@ -88,10 +82,6 @@ class Listener:
         while not self.server.started and self.thread.is_alive() and time.monotonic() < deadline:
             time.sleep(0.02)
 
-    @property
-    def alive(self) -> bool:
-        return self.thread.is_alive()
-
     def stop(self) -> None:
         """Stop serving (the requests at hand finish), then whatever the app started (its page)."""
         self.server.should_exit = True
@@ -105,8 +95,8 @@ class Holder:
 
     def __init__(self, settings: Settings, *, kind: str = "http", trusted: bool = False, lazy: bool = False,
                  signals: bool = True, on_stop: Callable[[], None] | None = None) -> None:
-        """``trusted``: the caller reaches it over a private unix socket only (the keep-alive server,
-        ``watch``): paths are trusted like the CLI's own and no token is asked for."""
+        """``trusted``: reached over a private unix socket only (the keep-alive server, ``watch``):
+        paths are trusted like the CLI's own, no token is asked for."""
         from ..service import Service
 
         self.settings, self.kind, self.lazy, self.signals, self.on_stop = settings, kind, lazy, signals, on_stop
@@ -168,7 +158,7 @@ class Holder:
         activity = self._listeners[0].app.state.activity if self._listeners else None
         step = min(1.0, max(0.05, idle_exit / 4)) if idle_exit else 1.0
         while not self.stopping.wait(step):
-            if not all(listener.alive for listener in self._listeners):
+            if not all(listener.thread.is_alive() for listener in self._listeners):
                 log.error("the HTTP server stopped by itself")
                 return False
             if idle_exit and activity is not None:
@@ -185,7 +175,7 @@ class Holder:
                 self._old_handlers[signum] = signal.signal(signum, self._on_signal)
 
     def _on_signal(self, signum: int, frame: Any) -> None:
-        if self.stopping.is_set():
+        if self.stopped_by is not None:
             raise KeyboardInterrupt
         self.stopped_by = signum
         # set from a thread: the main thread may hold the event's lock where the signal found it
