@@ -53,7 +53,9 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+sys.path[:0] = [str(ROOT / "src"), str(ROOT / "bench")]
+
+from _common import percentile  # noqa: E402
 
 from codeseam.records import Chunk, content_hash  # noqa: E402
 from codeseam.settings import Settings  # noqa: E402
@@ -116,13 +118,8 @@ def rows_of(windows, vectors, repo_of) -> list[ChunkRow]:
     return rows
 
 
-def pct(values: list[float], q: float) -> float:
-    s = sorted(values)
-    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
-
-
 def summary(ms: list[float]) -> dict:
-    return {"p50_ms": round(statistics.median(ms), 2), "p95_ms": round(pct(ms, 0.95), 2),
+    return {"p50_ms": round(percentile(ms, 0.5), 2), "p95_ms": round(percentile(ms, 0.95), 2),
             "mean_ms": round(statistics.fmean(ms), 2), "n": len(ms)}
 
 
@@ -472,7 +469,7 @@ def write_report(res: dict, out: Path) -> None:
          "index on Lite: FLAT, inner product. Shared 2-core machine: compare rows measured side by side.", ""]
     for size in res["sizes"]:
         b = res["build"][str(size)]
-        L += [f"## {size:,} rows", "", f"Insert throughput (rows/s, median per `insert_chunks` call size): "
+        L += [f"## {size:,} rows", "", "Insert throughput (rows/s, median per `insert_chunks` call size): "
               + ", ".join(f"{k} rows/call: {v:,}" for k, v in b["insert_rows_per_s"].items())
               + f"; flush after the build: {b['flush_ms']} ms.", "",
               f"Warm search, k={b['search']['k']}, {b['search']['dense']['n']} queries, interleaved:", "",
