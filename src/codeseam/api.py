@@ -161,7 +161,8 @@ class Index:
             counts = [self.store.dense_progress(r) for r in unfinished]
         progress = IndexProgress(
             unfinished, sum(c["files"] for c in counts),
-            sum(max(int(records[r].get("files_total") or 0), c["files"]) for r, c in zip(unfinished, counts, strict=True)),
+            sum(max(int(records[r].get("files_total") or 0), c["files"])
+                for r, c in zip(unfinished, counts, strict=True)),
             sum(c["chunks"] for c in counts), sum(c["embedded"] for c in counts))
         return dataclasses.replace(result, partial=True, progress=progress)
 

@@ -202,7 +202,7 @@ def wait_ready(settings: Settings, proc: subprocess.Popen, deadline: float) -> S
     started = time.monotonic()
     while True:
         info = read_server_file(settings)
-        if info is not None and info.pid == proc.pid and healthy(info):
+        if info is not None and info.pid == proc.pid and health(info) is not None:
             proc.returncode = 0  # detached: this process never waits for it (no ResourceWarning)
             return info
         code = proc.poll()
@@ -214,14 +214,17 @@ def wait_ready(settings: Settings, proc: subprocess.Popen, deadline: float) -> S
         time.sleep(0.02)
 
 
-def healthy(info: ServerInfo, timeout: float = 5.0) -> bool:
+def health(info: ServerInfo, timeout: float = 5.0) -> dict | None:
+    """The server's ``GET /health`` (``job``: the running indexing job's id), or None when it
+    does not answer."""
     import httpx
 
     try:
         with http_client(info, timeout=timeout) as http:
-            return http.get("/health").status_code == 200
-    except httpx.HTTPError:
-        return False
+            response = http.get("/health")
+            return response.json() if response.status_code == 200 else None
+    except (httpx.HTTPError, ValueError):
+        return None
 
 
 # -- serving a call ------------------------------------------------------------------------------
@@ -234,7 +237,7 @@ def fit(settings: Settings, info: ServerInfo, op: str) -> ServerInfo | None:
         reason = "--rebuild drops the whole index"
     elif info.fingerprint == fingerprint(settings):
         return info
-    elif job_running(info, settings):
+    elif (health(info, 10.0) or {}).get("job"):
         say(f"codeseam: the keep-alive server (pid {info.pid}) runs an indexing job and was started "
              "with other settings; its settings apply until it exits (`codeseam stop` ends it)")
         return info
@@ -245,16 +248,6 @@ def fit(settings: Settings, info: ServerInfo, op: str) -> ServerInfo | None:
         raise IndexBusyError(f"the keep-alive server (pid {info.pid}) holds the index and did not stop "
                              f"({reason})", hint=f"`kill {info.pid}`, then retry")
     return None
-
-
-def job_running(info: ServerInfo, settings: Settings) -> bool:
-    import httpx
-
-    try:
-        with http_client(info, timeout=10.0) as http:
-            return bool(http.get("/health").json().get("job"))
-    except (httpx.HTTPError, ValueError):
-        return False
 
 
 def say(message: str) -> None:

@@ -169,10 +169,9 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = MA
 
     @app.post("/ask", response_model=None)
     def ask(body: AskRequest = Body()) -> dict[str, Any] | StreamingResponse:
-        request = SearchRequest(body.question, repo=body.repo, k=body.k)
-        if not body.stream:
-            return codec.answer_json(service.ask(request), text=True)
-        events = service.ask_events(request)
+        if not body.stream:  # the service checks for an LLM first, then the question
+            return codec.answer_json(service.ask(body.question, repo=body.repo, k=body.k), text=True)
+        events = service.ask_events(body.question, repo=body.repo, k=body.k)
         first = next(events)  # a question that fails before the reply starts gets its status code
         return StreamingResponse(_ask_lines(itertools.chain([first], events)),
                                  media_type="application/x-ndjson")

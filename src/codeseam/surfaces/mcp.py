@@ -205,7 +205,7 @@ def build_server(service: IndexServer, *, open_on_start: bool = False):
             """Answer a question about the indexed code with checked citations [n] to exact lines.
             Abstains (no LLM call) when the search finds nothing close."""
             try:
-                answer = service.ask(SearchRequest(question, repo=repo, k=k))
+                answer = service.ask(question, repo=repo, k=k)
             except CodeseamError as exc:
                 return _failure(exc)
             notes = "".join(f"\nnote: {n}" for n in answer.notes)
