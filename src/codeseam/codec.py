@@ -1,12 +1,9 @@
-"""Records to JSON and back: the one module that knows the shapes.
-
-The shapes are public: ``codeseam search|status|ask|index --json``, the HTTP API's bodies and
-the MCP tools' structured content are these (the README documents them). Decoding is what the
-HTTP client does with a server's answers (``owner/client.py``), so a record that went through a
-server is the record the local call returns: ``decode(encode(r)) == r`` for every record, within
-the precision a shape keeps (a score to 6 decimals, a sync time to the second), checked by
-``tests/test_codec.py``. Only the standard library and the record modules are imported: the
-CLI's path through a server stays light.
+"""Records to JSON and back: the one module that knows the shapes, which are public (every
+``--json``, the HTTP API's bodies, the MCP tools' structured content; the README documents
+them). The HTTP client decodes a server's answers with it (``owner/client.py``), so a record
+that went through a server is the record the local call returns: ``decode(encode(r)) == r``
+within the precision a shape keeps (a score to 6 decimals, a sync time to the second;
+``tests/test_codec.py``). It imports no heavy module: the CLI's path through a server stays light.
 """
 
 from __future__ import annotations
@@ -147,8 +144,7 @@ def answer_record(data: dict[str, Any], question: str) -> Answer:
 
 # -- indexing jobs and reports ------------------------------------------------------------------
 
-JOB_FIELDS = ("id", "path", "repo_id", "state", "phase", "started", "finished", "files_total", "files_done",
-              "chunks_embedded", "chunks_written", "current_file", "error", "hint", "report")
+JOB_FIELDS = tuple(f.name for f in dataclasses.fields(Job) if f.compare)  # the worker's fields stay out
 
 
 def job_json(job: Job, *, compact: bool = False) -> dict[str, Any]:
@@ -184,8 +180,9 @@ def error_body(message: str, hint: str | None = None, kind: str = "Error") -> di
     return {"error": message, "hint": hint, "type": kind}
 
 
-def error_json(exc: errors.CodeseamError) -> dict[str, Any]:
-    return error_body(exc.message, exc.hint, type(exc).__name__)
+def error_json(exc: errors.CodeseamError, hint: str | None = None) -> dict[str, Any]:
+    """``hint``: the skin's own words for the error's hint (the CLI's command, said as a tool)."""
+    return error_body(exc.message, hint or exc.hint, type(exc).__name__)
 
 
 def error_record(status: int, data: Any) -> errors.CodeseamError:

@@ -1,17 +1,14 @@
 """What a skin sends and what answers it: the search request, and the index a skin holds.
 
-:class:`SearchRequest` is one search as every layer passes it, declared here once: the CLI, the
-MCP tools and the HTTP API build one from their inputs (its checks run when it is built, so a
-bad ``k`` reads the same whichever skin received it), and ``api.Index``, ``service.Service``
-and ``owner.RemoteIndex`` take it as it is. A new search parameter is a field here, a check in
-``__post_init__`` when it needs one, and its flag in the skins that offer it; the HTTP client
-sends every field (``codec.request_params``).
+:class:`SearchRequest` is one search as every layer passes it, declared here once and checked
+when built, so a bad ``k`` reads the same whichever skin received it. A new search parameter is
+a field (and its check) here and a flag in the skins that offer it: ``api``, ``service`` and
+``owner`` pass the request on, the HTTP client sends every field (``codec.request_params``).
 
-:class:`Searcher` is what a skin holds, zoekt's ``Searcher`` in Python, in two kinds: a
-:class:`CodeIndex` (the CLI's: the index opened in this process, ``api.Index``, or the server
-that holds it, ``owner.RemoteIndex``: ``codeseam serve`` or the keep-alive server) and an
-:class:`IndexServer` (the MCP skin's: ``service.Service``, which indexes in the background, or
-``RemoteIndex`` again). A skin never knows which one it holds.
+:class:`Searcher` is what a skin holds (zoekt's ``Searcher``): a :class:`CodeIndex` for the CLI
+(``api.Index`` opened here, or ``owner.RemoteIndex`` through the server that holds the index) or
+an :class:`IndexServer` for the MCP skin (``service.Service``, or ``RemoteIndex``). A skin never
+knows which one it holds.
 """
 
 from __future__ import annotations
@@ -91,14 +88,10 @@ class Searcher(Protocol):
     the request's fields as keywords."""
 
     def search(self, request: SearchRequest | str, /, **options: Any) -> SearchResult: ...
-
     def ask(self, request: SearchRequest | str, /, *, on_delta: Callable[[str], None] | None = None,
             **options: Any) -> Answer: ...
-
     def status(self) -> Status: ...
-
     def remove(self, repo: str) -> int: ...
-
     def close(self) -> None: ...
 
 
@@ -106,7 +99,6 @@ class CodeIndex(Searcher, Protocol):
     """An index the CLI holds for one operation (``owner.call``): ``api.Index`` or ``RemoteIndex``."""
 
     def index(self, path: str, *, repo_id: str | None = None, progress: Progress | None = None) -> IndexReport: ...
-
     def inspect(self, repo: str) -> dict[str, Any]: ...
 
 
@@ -116,11 +108,7 @@ class IndexServer(Searcher, Protocol):
 
     @property
     def llm_configured(self) -> bool: ...
-
     def open(self) -> Any: ...
-
     def start_index(self, path: str, repo_id: str | None = None) -> Job: ...
-
     def job(self, job_id: str) -> Job: ...
-
     def jobs(self) -> list[Job]: ...

@@ -1,25 +1,14 @@
-"""One long-lived service over one index, shared by the MCP and HTTP skins.
+"""One long-lived service over one index, shared by the MCP and HTTP skins (an
+``interface.IndexServer``, as ``owner.RemoteIndex`` is).
 
-:class:`Service` owns an :class:`~codeseam.api.Index` session (the one process that holds a
-Milvus Lite file) and adds what a server needs on top of it:
-
-- **background indexing jobs**: ``start_index`` checks the path against the allowed roots
-  (``safety.py``), then runs the indexing in a worker thread and returns a :class:`Job` at
-  once. Only one job runs at a time; a second request raises ``IndexBusyError`` naming the
-  running job. Searches, status and answers keep working while a job runs (the session's
-  lock makes each search see every file either before or after its update). ``Job`` carries
-  live progress (phase, files done of total, chunks embedded and written) and, at the end,
-  the run report or the error with its hint.
-- **lazy, retried opening**: when another process holds the index, each call raises the
-  ``IndexBusyError`` (with the holder's name) and the next call tries again, so a server
-  started while a CLI run indexes becomes useful once that run ends.
-- **streamed answers**: ``ask_events`` yields the reply's deltas as the model sends them,
-  then the checked answer (``POST /ask`` with ``"stream": true``).
-
-It is an ``interface.IndexServer``, as ``owner.RemoteIndex`` is: the MCP skin holds either.
-
-Closing the service stops a running job at its next file (the indexing run is crash-safe:
-the next run finishes what was left) and closes the index.
+:class:`Service` owns an ``api.Index`` session, opened lazily and retried while another process
+holds the index (so a server started while a CLI run indexes becomes useful once that run
+ends), and adds background indexing jobs: ``start_index`` checks the path against the allowed
+roots (``safety``) and returns a running :class:`~codeseam.jobs.Job` at once; one job at a time
+(a second is an ``IndexBusyError`` naming the first); searches and answers go on meanwhile (the
+session's lock shows each file before or after its update). ``ask_events`` streams an answer's
+deltas, then the checked answer. Closing stops a running job at its next file (the next run
+finishes it) and closes the index.
 """
 
 from __future__ import annotations

@@ -200,7 +200,6 @@ class RemoteIndex:
             raise FatalError(f"indexing through the server failed: {job.get('error')}", hint=job.get("hint"))
         return codec.report_record(job["report"])
 
-
     # -- the background jobs (the MCP skin) ---------------------------------------------------------
     @property
     def llm_configured(self) -> bool:

@@ -1,32 +1,17 @@
 """The keep-alive owner of a Milvus Lite index, started by the CLI when it needs one.
 
-Opening a Milvus Lite file *loads* it into the Lite server process: about 1.5 s at 10k chunks
-and 14 s at 100k (bench/results/store.md). So a CLI command that opens the file itself pays
-that on every call. Instead, when ``keepalive`` (``RAG_KEEPALIVE``, seconds) is above 0 and
-the index is a Lite file, a CLI command that reads or writes the index and finds no server
-holding it starts one in the background and goes through it (``route.call``)::
-
-    codeseam -v serve --keepalive --idle-exit <keepalive>      # detached, its own session
-
-That server
-
-- holds the index like ``codeseam serve`` and records itself in the server file next to the
-  index (``index.db.server.json``, with ``"keepalive"``, ``"socket"``, ``"log"``);
-- listens on a **unix socket in a private folder** (mode 0700; ``socket_path``), not on a TCP
-  port: only this user's processes can reach it, so it needs no token, no other local user can
-  read the index through it, and it works where loopback networking is off (a sandbox, a
-  network namespace); paths it is asked to index are trusted like the CLI's own (the MCP skin
-  checks its allowed roots itself before it forwards a path);
-- logs to ``<index file>.keepalive.log`` (``log_path``);
-- exits on its own after ``keepalive`` seconds without a request and without a running
-  indexing job (``serve --idle-exit``); ``codeseam stop`` ends it at once, ``codeseam status``
-  shows it.
-
-Two CLI calls that race to start it take turns on a spawn lock (``<index>.spawn.lock``): the
-first starts the server, the second finds it once the lock is free. If the server does not
-come up (``SPAWN_TIMEOUT``), the CLI stops what it started, says why on stderr and opens the
-index itself. A server started with other settings than the calling CLI's (``fingerprint``)
-is replaced when it is idle. Nothing here is imported by ``codeseam --help``.
+Opening a Lite file loads it into the Lite server process (1.5 s at 10k chunks, 14 s at 100k:
+bench/results/store.md), so with ``keepalive`` (``RAG_KEEPALIVE``, seconds) above 0 a CLI command
+that finds no server holding a Lite index starts ``codeseam -v serve --keepalive --idle-exit
+<keepalive>`` detached (``spawn``) and goes through it (``route.call``). That server holds the
+index like ``codeseam serve`` (``hold.Holder``), records itself in the server file (with
+``keepalive``, ``socket``, ``log``, ``fingerprint``), listens on a unix socket in a private 0700
+folder (``socket_path``: only this user reaches it, so no token, and paths are trusted like the
+CLI's own), logs to ``<index>.keepalive.log``, runs with the caller's settings whole
+(``server_env``), and exits after ``keepalive`` idle seconds with no indexing job; ``codeseam
+stop`` ends it, ``codeseam status`` shows it. Racing CLI calls take turns on a spawn lock; a
+server that does not come up (``SPAWN_TIMEOUT``) is stopped and the CLI opens the index itself;
+a server started with other settings (``fingerprint``) is replaced once it is idle.
 """
 
 from __future__ import annotations

@@ -202,8 +202,7 @@ def _ask_lines(events: Iterator[str | Answer]) -> Iterator[str]:
 
 def codeseam_error_body(exc: errors.CodeseamError) -> dict[str, Any]:
     """The JSON error body of a codeseam error; a CLI hint to index becomes the endpoint."""
-    hint = (exc.hint or "").replace("run `codeseam index PATH`", "POST /index {\"path\": ...}") or None
-    return {**codec.error_json(exc), "hint": hint}
+    return codec.error_json(exc, (exc.hint or "").replace("run `codeseam index PATH`", "POST /index {\"path\": ...}"))
 
 
 def internal_error_body(exc: Exception) -> dict[str, Any]:

@@ -65,8 +65,7 @@ def tool_hint(hint: str | None) -> str | None:
 
 def _failure(exc: CodeseamError):
     hint = tool_hint(exc.hint)
-    text = f"error: {exc.message}" + (f"\nhint: {hint}" if hint else "")
-    return _text(text, {"error": exc.message, "hint": hint, "type": type(exc).__name__}, error=True)
+    return _text(f"error: {exc.message}" + (f"\nhint: {hint}" if hint else ""), codec.error_json(exc, hint), error=True)
 
 
 async def _run(fn, *args: Any, **kwargs: Any):
@@ -109,13 +108,6 @@ def format_status(st, jobs: list[Job], llm: bool) -> str:
     return "\n".join(lines)
 
 
-def _open_quietly(service: IndexServer) -> None:
-    try:
-        service.open()
-    except CodeseamError as exc:  # busy or broken: the tools report it and retry on each call
-        log.warning("the index is not open yet: %s", exc)
-
-
 def build_server(service: IndexServer, *, open_on_start: bool = False):
     """The MCPServer with codeseam's tools over ``service``. With ``open_on_start`` the index is
     opened in the background as the session starts (after stdout is claimed by the SDK), so the
@@ -127,10 +119,16 @@ def build_server(service: IndexServer, *, open_on_start: bool = False):
     from mcp.server.mcpserver import Context, MCPServer
     from mcp_types import CallToolResult, ToolAnnotations
 
+    def _open_quietly() -> None:
+        try:
+            service.open()
+        except CodeseamError as exc:  # busy or broken: the tools report it and retry on each call
+            log.warning("the index is not open yet: %s", exc)
+
     @asynccontextmanager
     async def lifespan(_server):
         if open_on_start:
-            threading.Thread(target=_open_quietly, args=(service,), name="codeseam-open", daemon=True).start()
+            threading.Thread(target=_open_quietly, name="codeseam-open", daemon=True).start()
         yield {}
 
     server = MCPServer("codeseam", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING",
