@@ -235,6 +235,25 @@ def test_an_allow_pattern_with_a_comma_reaches_the_server_whole(box):
         load_settings(env=box["env"]))
 
 
+def test_a_relative_data_dir_means_the_same_index_to_the_server(box):
+    """A relative RAG_DATA_DIR is read from the caller's folder: the keep-alive server runs there
+    too, so it opens the caller's index (it used to start in the index's folder, open a second,
+    empty index below it and never answer: each call waited RAG_KEEPALIVE seconds for it)."""
+    def search(query: str) -> subprocess.CompletedProcess:  # from the folder that holds data/
+        res = subprocess.run([*CLI, "-v", "search", query, "--json"], cwd=box["work"].parent,
+                             env={**box["env"], "RAG_DATA_DIR": "data"}, capture_output=True, text=True, timeout=120)
+        box["pids"].update(p for p in [through_pid(res.stderr)] if p)
+        return res
+
+    first = search("compute_retry_delay")
+    assert "did not start" not in first.stderr and hits(first)[0][3] == "compute_retry_delay"
+    pid = through_pid(first.stderr)
+    assert pid is not None and pid == live(box).pid
+    second = search("parse_header_line")
+    assert through_pid(second.stderr) == pid and hits(second)[0][3] == "parse_header_line"
+    assert not (box["work"].parent / "data" / "data").exists()
+
+
 def test_search_through_the_server_imports_no_heavy_module(box):
     cli(box, "search", "retry")  # starts the server
     live(box)

@@ -158,7 +158,8 @@ def held_by_another(settings: Settings) -> bool:
 
 
 def spawn(settings: Settings) -> subprocess.Popen:
-    """Start ``codeseam serve --keepalive`` detached (own session, stdio to the log file)."""
+    """Start ``codeseam serve --keepalive`` detached (own session, stdio to the log file), in this
+    process's folder: a relative data dir or index path means the same index to both."""
     import subprocess
 
     path = log_path(settings)
@@ -172,7 +173,7 @@ def spawn(settings: Settings) -> subprocess.Popen:
     try:
         stamp = time.strftime("%Y-%m-%d %H:%M:%S")
         os.write(fd, f"--- {stamp} keep-alive server started by pid {os.getpid()}\n".encode())
-        proc = subprocess.Popen(cmd, env=server_env(settings), cwd=str(db_path(settings).parent),
+        proc = subprocess.Popen(cmd, env=server_env(settings), cwd=os.getcwd(),
                                 stdin=subprocess.DEVNULL, stdout=fd, stderr=fd, start_new_session=True,
                                 close_fds=True)
     finally:
