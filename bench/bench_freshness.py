@@ -49,10 +49,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from _common import RESULTS, clean_env, commit, load_avg, percentile, settings_for, stamp  # noqa: E402
-from bench_index import make_corpus, stdlib_files  # noqa: E402
+from _common import RESULTS, clean_env, commit, load_avg, percentile, settings_for, stamp
+from bench_index import make_corpus, stdlib_files
 
-from codeseam import api  # noqa: E402
+from codeseam import api
 CACHE = Path(__file__).parent / ".cache" / "fresh"
 FLASK_GIT = Path("/work/.mirror/pallets+flask/repo")
 CLI = [sys.executable, "-m", "codeseam.surfaces.cli"]

@@ -34,9 +34,9 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import commit, load_avg, settings_for, stamp  # noqa: E402
+from _common import commit, load_avg, settings_for, stamp
 
-from codeseam import api  # noqa: E402
+from codeseam import api
 
 RESULTS = Path(__file__).parent / "results"
 STDLIB = Path(sysconfig.get_paths()["stdlib"])

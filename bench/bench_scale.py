@@ -329,7 +329,7 @@ def render(r: dict) -> str:
                 except (KeyError, TypeError):
                     vals.append(None)
             growth = []
-            for a, b in zip(vals, vals[1:]):
+            for a, b in zip(vals, vals[1:], strict=False):
                 growth.append(f"x{b / a:.2f}" if isinstance(a, (int, float)) and isinstance(b, (int, float)) and a else "")
             out.append(f"| {label} | " + " | ".join("" if v is None else str(v) for v in vals) + " | "
                        + ", ".join(g for g in growth if g) + " |")

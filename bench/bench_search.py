@@ -44,11 +44,11 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import RESULTS, ROOT, commit, latency, load_avg, stamp  # noqa: E402
+from _common import RESULTS, ROOT, commit, latency, load_avg, stamp
 
-from codeseam import api, embed  # noqa: E402
-from codeseam.embed import FakeEmbedder  # noqa: E402
-from codeseam.settings import load_settings  # noqa: E402
+from codeseam import api, embed
+from codeseam.embed import FakeEmbedder
+from codeseam.settings import load_settings
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 GOLDEN = ROOT.parent / "shared" / "golden" / "stdlib-dev.jsonl"

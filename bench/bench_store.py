@@ -142,7 +142,7 @@ def build_and_search(size: int, n_queries: int, workdir: Path, index_choice: boo
         i, sizes = 0, [100, 500, 2000]
         while i < len(rows):
             batch = rows[i:i + sizes[(i // 2000) % 3]]
-            ms = timed(lambda: store.insert_chunks(batch))
+            ms = timed(lambda batch=batch: store.insert_chunks(batch))
             inserts.setdefault(len(batch), []).append(len(batch) / (ms / 1000))
             i += len(batch)
         out["flush_ms"] = round(timed(store.flush), 1)
@@ -177,7 +177,7 @@ def warm_search(store: Store, n: int) -> dict:
     times: dict[str, list[float]] = {name: [] for name in variants}
     for i in range(n):  # interleaved, so machine noise hits every variant alike
         for name, fn in variants.items():
-            times[name].append(timed(lambda: fn(i)))
+            times[name].append(timed(lambda fn=fn, i=i: fn(i)))
     return {name: summary(ms) for name, ms in times.items()} | {"k": k}
 
 
@@ -310,7 +310,7 @@ def run_cold(code: str, *args: str) -> dict:
                          timeout=300, cwd=str(ROOT))
     if out.returncode:
         raise RuntimeError(out.stderr[-2000:])
-    return eval(out.stdout.strip().splitlines()[-1])  # noqa: S307 - our own subprocess' dict
+    return eval(out.stdout.strip().splitlines()[-1])
 
 
 def cold(data_dir: Path, rounds: int) -> dict:
@@ -346,7 +346,7 @@ def load_composition(workdir: Path, n: int, rounds: int) -> dict:
     settings = Settings(data_dir=str(workdir / "load"))
     with Store.open(settings, expect=META, create=True) as store:
         client = store._m.client
-        for name, parts in configs.items():
+        for parts in configs.values():
             cname = "load_" + "_".join(parts)
             schema = MilvusClient.create_schema(auto_id=False)
             schema.add_field("id", DataType.INT64, is_primary=True)

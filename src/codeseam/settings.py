@@ -18,7 +18,8 @@ import os
 import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from .errors import ConfigError
 
@@ -105,7 +106,7 @@ class Settings:
         uri = self.resolved_milvus_uri
         return not uri.startswith(("http://", "https://", "tcp://", "unix:"))
 
-    def replace(self, **changes: Any) -> "Settings":
+    def replace(self, **changes: Any) -> Settings:
         return dataclasses.replace(self, **changes)
 
 

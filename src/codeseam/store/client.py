@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import logging
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
+from collections.abc import Callable, Iterator, Sequence
 
 from .. import faults
 from ..errors import REPAIR_HINT, CodeseamError, StoreError
