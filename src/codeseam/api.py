@@ -22,12 +22,15 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigError, NotIndexedError
 from .interface import SearchRequest
 from .records import Answer, RepoStatus, SearchResult, Status
 from .settings import Settings, load_settings
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .fresh import Refresher
 
 log = logging.getLogger(__name__)
 
@@ -59,10 +62,10 @@ class Index:
         self.store = Store.open(self.settings, expect=self.meta, create=create)
         self.lock = threading.RLock()
         self.index_lock = threading.Lock()  # one indexing run at a time per process
-        self._refresher = None
+        self._refresher: Refresher | None = None
 
     @property
-    def refresher(self):
+    def refresher(self) -> Refresher:
         """The freshness of this session's queries (fresh/refresh.py); long-lived owners turn
         its watchers on (``refresher.enable_watching()``)."""
         if self._refresher is None:
@@ -90,7 +93,7 @@ class Index:
         from .indexing.run import IndexRun
 
         started = time.perf_counter()
-        discovery = discover(path, max_file_bytes=self.settings.max_file_bytes)
+        discovery = discover(os.fspath(path), max_file_bytes=self.settings.max_file_bytes)
         repo_id = repo_id or default_repo_id(discovery.root)
         self._check_root(repo_id, discovery.root)
         enricher = self._enricher(progress)
@@ -297,7 +300,7 @@ def index(path: str | os.PathLike[str], *, repo_id: str | None = None, settings:
         from .discover import discover
         from .indexing.report import dry_run as _dry_run
 
-        root = discover(path, max_file_bytes=settings.max_file_bytes).root
+        root = discover(os.fspath(path), max_file_bytes=settings.max_file_bytes).root
         return _dry_run(root, repo_id or default_repo_id(root), settings)
     if rebuild:
         from .store import Store
