@@ -18,8 +18,8 @@ import os
 import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
 from collections.abc import Mapping
+from typing import Any
 
 from .errors import ConfigError
 

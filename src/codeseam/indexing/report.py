@@ -55,7 +55,6 @@ class IndexReport:
         return "; ".join(parts) + f" in {self.seconds:.1f}s"
 
 
-
 def count_reasons(skips: Sequence[Skip]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for s in skips:

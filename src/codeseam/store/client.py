@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import logging
 from contextlib import contextmanager
-from typing import Any
 from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 from .. import faults
 from ..errors import REPAIR_HINT, CodeseamError, StoreError
@@ -22,7 +22,6 @@ MAX_WINDOW = 16_384  # Milvus' cap on limit (+offset) of a query or search
 WRITE_ROWS = 512
 WRITE_BYTES = 16 << 20
 DELETE_IDS = 1_000
-
 
 
 # MilvusClient methods that do not pass ``retry_times`` on (pymilvus 2.5 ``insert``): without a
