@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -60,8 +61,19 @@ def quoted_signatures() -> list[tuple[str, str, str]]:
     return out
 
 
+def parse(text: str) -> ast.Module:
+    """``ast.parse``, once more on CPython 3.11's spurious "AST constructor recursion depth
+    mismatch" SystemError (gh-106905: another thread's ast work, here a daemon thread an earlier
+    test left, can throw off the shared depth counter)."""
+    try:
+        return ast.parse(text)
+    except SystemError:
+        return ast.parse(text)
+
+
+@functools.cache
 def definitions(path: str) -> dict[str, ast.AST]:
-    tree = ast.parse((SRC / path).read_text(encoding="utf-8"))
+    tree = parse((SRC / path).read_text(encoding="utf-8"))
     found: dict[str, ast.AST] = {}
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -76,7 +88,7 @@ def definitions(path: str) -> dict[str, ast.AST]:
 def parsed(quoted: str) -> ast.FunctionDef:
     """The quoted signature as a function (its comment dropped, given a body)."""
     code = re.sub(r"\)(\s*->[^#]*)?\s*(#.*)?$", lambda m: ")" + (m.group(1) or "").rstrip(), quoted)
-    node = ast.parse(code.rstrip(":") + ": ...").body[0]
+    node = parse(code.rstrip(":") + ": ...").body[0]
     assert isinstance(node, ast.FunctionDef)
     return node
 
@@ -132,7 +144,7 @@ def module_constants() -> dict[str, list[tuple[str, object]]]:
     """NAME -> [(file, value)] for every module-level constant with a literal value."""
     found: dict[str, list[tuple[str, object]]] = {}
     for path in (SRC / "codeseam").rglob("*.py"):
-        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        for node in parse(path.read_text(encoding="utf-8")).body:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 try:
                     value = ast.literal_eval(node.value)

@@ -21,6 +21,14 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def parse(text: str) -> ast.Module:
+    """``ast.parse``, once more on CPython 3.11's spurious recursion-depth SystemError (gh-106905)."""
+    try:
+        return ast.parse(text)
+    except SystemError:
+        return ast.parse(text)
+
+
 def import_graph() -> dict[str, dict[str, int]]:
     """module -> {imported module: the line of the first import of it}."""
     files = {module_name(p): p for p in sorted((SRC / PACKAGE).rglob("*.py"))}
@@ -28,7 +36,7 @@ def import_graph() -> dict[str, dict[str, int]]:
     for name, path in files.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         edges: dict[str, int] = {}
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        for node in ast.walk(parse(path.read_text(encoding="utf-8"))):
             targets: list[str] = []
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
