@@ -15,6 +15,7 @@ Two ways in:
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import re
@@ -232,6 +233,30 @@ class Index:
         with ChatClient(LLMConfig.from_settings(self.settings)) as client:
             return with_notes(answer_question(question, hits, client, weak=False, on_delta=on_delta), notes)
 
+    def refs(self, name: str, *, repo: str | None = None, kind: str | Sequence[str] | None = None):
+        """Where ``name`` (``Type.method``, ``pkg::name``) is defined and used, in code, at the
+        files' current lines (``refs/``); fresh like search. Returns a ``refs.RefsResult``."""
+        from .records import SearchResult
+        from .references.find import check_kinds, find_references, scrubber
+        from .references.names import parse_name
+
+        parsed, kinds = parse_name(name), check_kinds(kind)
+        records = self.store.repo_records()
+        repos = self._known_repos(repo, records) or tuple(records)
+        fresh = self.refresher.begin(repos, records)  # changed files are synced (or read) first
+        pending = {}
+        for st in fresh.repos:
+            with st.lock:
+                pending[st.repo_id] = set(st.dirty)
+        result = find_references(
+            self.store, parsed, roots={r: records[r].get("root", "") for r in repos}, pending=pending,
+            full=[st.repo_id for st in fresh.repos if st.full], kinds=kinds,
+            max_file_bytes=self.settings.max_file_bytes, scrub_for=scrubber(self.settings), lock=self.lock)
+        done = self.refresher.finish(fresh, SearchResult(name, False, ()), lambda: SearchResult(name, False, ()))
+        busy = [f"{r}: being indexed (or its last run did not finish): files not written yet are not searched"
+                for r in repos if records[r].get("state") != "clean"]
+        return dataclasses.replace(result, notes=(*result.notes, *done.notes, *busy))
+
     def _known_repos(self, repo: str | None, known: dict[str, dict] | None = None) -> tuple[str, ...]:
         known = self.store.repo_records() if known is None else known
         if not known:
@@ -340,6 +365,13 @@ def ask(question: str, *, repo: str | None = None, k: int | None = None, setting
         on_delta: Callable[[str], None] | None = None) -> Answer:
     with Index(settings) as ix:
         return ix.ask(question, repo=repo, k=k, on_delta=on_delta)
+
+
+def refs(name: str, *, repo: str | None = None, kind: str | Sequence[str] | None = None,
+         settings: Settings | None = None):
+    """Where ``name`` is defined and used (see ``Index.refs``)."""
+    with Index(settings) as ix:
+        return ix.refs(name, repo=repo, kind=kind)
 
 
 def remove(repo: str, *, settings: Settings | None = None) -> int:
