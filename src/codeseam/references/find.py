@@ -89,9 +89,9 @@ def _read_all(todo, name: Name, roots, max_file_bytes, scrub_for):
             continue
         root = roots.get(repo, "")
         text, _why = current_text(root, path, max_file_bytes)
+        read += text is not None
         if text is None or name.last not in text:
             continue  # gone, unreadable, or the name is no longer in it
-        read += 1
         try:
             found = find_occurrences(text, language or "", name, path=path)
         except ParseFailed as exc:
