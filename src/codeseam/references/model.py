@@ -101,3 +101,17 @@ def refs_result(data: dict[str, Any]) -> RefsResult:
     return RefsResult(data["name"], refs, callers, data.get("source", "index"), data.get("candidates", 0),
                       data.get("files_read", 0), data.get("left_out", 0), data.get("tokens"),
                       tuple(data.get("notes", ())))
+
+
+def fit_refs(result: RefsResult, max_tokens: int, count=None) -> RefsResult:
+    """The references that fit ``max_tokens`` (in order: definitions first), counted as their
+    lines (``reference_line``); ``left_out`` says how many did not."""
+    import dataclasses
+
+    from ..fit import fit_lines
+    from .find import callers_of
+
+    n, used = fit_lines([reference_line(r) for r in result.refs], max_tokens, count)
+    kept = result.refs[:n]
+    return dataclasses.replace(result, refs=kept, callers=callers_of(kept), tokens=used,
+                               left_out=result.left_out + len(result.refs) - n)

@@ -57,21 +57,32 @@ def index_cmd(path: str, repo_id: str | None, dry_run: bool, rebuild: bool, chun
               "every role is searched and source is preferred unless the query asks for tests, docs, ...")
 @click.option("--mode", type=click.Choice(["hybrid", "dense", "bm25"]), default="hybrid", show_default=True,
               help="Retrieval signal(s).")
+@click.option("--max-tokens", type=click.IntRange(16, None), help="Return the best hits that fit this many tokens, "
+              "whole definitions first (k defaults to 30 then), and say what was left out.")
 @click.option("--json", "as_json", is_flag=True, help="Print results as JSON (schema in the README).")
 def search_cmd(query: tuple[str, ...], k: int | None, repo: str | None, path_glob: str | None,
-               language: str | None, roles: tuple[str, ...], mode: str, as_json: bool) -> None:
+               language: str | None, roles: tuple[str, ...], mode: str, max_tokens: int | None, as_json: bool) -> None:
     """Search indexed code with QUERY (dense + BM25, fused with RRF)."""
     from .. import owner
     from ..safety import check_roles
 
     text = " ".join(query)
     role = ",".join(check_roles(",".join(roles))) or None
+    if max_tokens is not None and k is None:
+        from ..fit import FIT_K as k
     result = owner.call("search", text, repo=repo, path_glob=path_glob, language=language, k=k, mode=mode,
                         role=role, settings=settings_from())
+    fitted = None
+    if max_tokens is not None:
+        from ..fit import fit_result, left_out_note
+
+        result, fitted = fit_result(result, max_tokens)
     if as_json:
-        emit_json(search_json(result))
+        emit_json(search_json(result) if fitted is None else {**search_json(result), "fit": fitted})
         return
-    print_hits(result)
+    print_hits(result, full=fitted is not None)
+    if fitted is not None:
+        click.echo(left_out_note(fitted), err=True)
 
 
 def search_json(result) -> dict[str, Any]:
