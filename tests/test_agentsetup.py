@@ -132,3 +132,34 @@ def test_unknown_agent_and_scope() -> None:
         plan("emacs")
     with pytest.raises(ConfigError, match="unknown scope"):
         plan("claude", scope="system")
+def launch(agent, text: str) -> tuple[list[str], dict[str, str]]:
+    """``(argv, env)`` as the agent starts the server from its config entry."""
+    entry = servers_of(agent, text)[SERVER_NAME]
+    if isinstance(entry["command"], list):  # opencode
+        return entry["command"], entry.get("environment", {})
+    return [entry["command"], *entry.get("args", [])], entry.get("env", {})
+
+
+@pytest.mark.skipif(not SCRIPT.is_file(), reason=f"no installed codeseam script at {SCRIPT}")
+@pytest.mark.parametrize("key", sorted(AGENTS))
+def test_the_agent_starts_the_server_and_lists_its_tools(places, key, tmp_path) -> None:
+    from mcp import Client, StdioServerParameters
+
+    home, project = places
+    agent = AGENTS[key]
+    (tmp_path / "cfg.toml").write_text("")
+    data = {"RAG_DATA_DIR": str(tmp_path / "data"), "RAG_CONFIG": str(tmp_path / "cfg.toml"),
+            "RAG_EMBEDDING_BACKEND": "fake"}
+    apply(plan(key, project=project, home=home, env={}, server_env=data))
+    argv, env = launch(agent, agent.config_path("project", project, home, {}).read_text())
+    assert env == data
+    env = {**{k: os.environ[k] for k in ("HOME", "PATH", "LANG", "TMPDIR") if k in os.environ}, **env,
+           "HF_HUB_OFFLINE": "1"}
+    params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=str(project))
+
+    async def tools() -> list[str]:
+        async with Client(params, mode="legacy", read_timeout_seconds=90) as client:
+            return sorted(t.name for t in (await client.list_tools()).tools)
+
+    names = anyio.run(tools)
+    assert {"search_code", "find_references", "get_status", "index_repo"} <= set(names)

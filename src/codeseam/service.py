@@ -292,6 +292,10 @@ class Service:
                                       hint="wait until the job has written chunks (get_status), then search again")
         return result
 
+    def refs(self, name: str, *, repo: str | None = None, kind: str | None = None):
+        """Where ``name`` is defined and used (``api.Index.refs``)."""
+        return self.session().refs(name, repo=repo or None, kind=kind or None)
+
     @property
     def llm_configured(self) -> bool:
         return bool(self.settings.llm_model.strip())

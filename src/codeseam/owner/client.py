@@ -96,6 +96,12 @@ class RemoteIndex:
     def status(self):
         return status_record(self._request("GET", "/status")["index"])
 
+    def refs(self, name: str, *, repo: str | None = None, kind: str | None = None):
+        from ..references.model import refs_result
+
+        params = {"name": name, "repo": repo, "kind": kind}
+        return refs_result(self._request("GET", "/refs", params={k: v for k, v in params.items() if v is not None}))
+
     def remove(self, repo: str) -> int:
         from urllib.parse import quote
 
@@ -259,6 +265,9 @@ class RemoteService:
 
     def ask(self, question: str, **kwargs: Any):
         return self._remote.ask(question, **kwargs)
+
+    def refs(self, name: str, **kwargs: Any):
+        return self._remote.refs(name, **kwargs)
 
     def remove(self, repo: str) -> int:
         return self._remote.remove(repo)

@@ -3,7 +3,9 @@
 Endpoints (OpenAPI at ``/openapi.json``, interactive docs at ``/docs``)::
 
     GET    /search?q=&repo=&path=&lang=&role=&k=&mode=   hits, as `codeseam search --json`
-           (&offset=&limit=: a page of those k hits; &highlight=true: + lines, editor_url)
+           (&offset=&limit=: a page of those k hits; &highlight=true: + lines, editor_url;
+           &max_tokens=: the best hits that fit, and `fit`: what was left out)
+    GET    /refs?name=&repo=&kind=&max_tokens=      where a name is defined and used (`refs --json`)
     POST   /index   {"path", "repo_id"?}           202 + the background job
     GET    /jobs/{id}                              one job's progress or result
     DELETE /jobs/{id}                              stop a running job (at its next file)
@@ -59,6 +61,7 @@ from .http_guard import (Activity, ActivityMiddleware, BearerAuth, BodyLimit, Lo
 
 log = logging.getLogger(__name__)
 
+MAX_TOKENS = 1_000_000
 STATUS_CODES: list[tuple[type[errors.CodeseamError], int]] = [
     (errors.NotIndexedError, 404), (UnknownJobError, 404), (errors.UnsafePathError, 403), (errors.IndexBusyError, 409),
     (errors.IndexMismatchError, 409), (errors.ConfigError, 422), (errors.LLMUnavailableError, 503),
@@ -136,11 +139,33 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = MA
                offset: int = Query(0, ge=0, le=MAX_K, description="Skip this many of the k hits (paging)"),
                limit: int | None = Query(None, ge=1, le=MAX_K, description="Return at most this many hits"),
                highlight: bool = Query(False, description="Add `lines` (highlighted tokens) and `editor_url` "
-                                                          "to each returned hit")) -> dict[str, Any]:
+                                                          "to each returned hit"),
+               max_tokens: int | None = Query(None, ge=16, le=MAX_TOKENS, description="Only the best hits that fit "
+                                              "this many tokens, whole definitions first; `fit` says what was left "
+                                              "out (k defaults to 30 then)")) -> dict[str, Any]:
+        from ..fit import FIT_K, fit_result
+
+        k = FIT_K if max_tokens is not None and k is None else k
         result = service.search(q, repo=repo, path_glob=path, language=lang, k=k, mode=mode, role=role)
+        fitted = None
+        if max_tokens is not None:
+            result, fitted = fit_result(result, max_tokens)
         body = {**search_json(result), "best_similarity": result.best_similarity, "evidence": result.evidence}
+        if fitted is not None:
+            body["fit"] = fitted
         # plain JSON types: json.dumps as is (FastAPI's encoder walks every highlighted token)
         return JSONResponse(page_of(body, offset, limit, service if highlight else None))
+
+    @app.get("/refs")
+    def refs(name: str = Query(min_length=1, max_length=200, description="A name: parse, Type.method, pkg::name"),
+             repo: str | None = Query(None, max_length=200),
+             kind: str | None = Query(None, max_length=50, description="Comma list of def, call, import, use"),
+             max_tokens: int | None = Query(None, ge=16, le=MAX_TOKENS, description="Only the references that fit "
+                                            "this many tokens (definitions first); `left_out` counts the rest")):
+        from ..references.model import fit_refs, refs_json
+
+        result = service.refs(name, repo=repo, kind=kind)
+        return JSONResponse(refs_json(fit_refs(result, max_tokens) if max_tokens is not None else result))
 
     @app.post("/index", status_code=202)
     def index(body: IndexRequest) -> dict[str, Any]:
