@@ -392,10 +392,10 @@ def test_loopback_server_refuses_foreign_host_names(site):
 def test_openapi_document_and_docs(site):
     c = site["client"]
     doc = c.get("/openapi.json").json()
-    assert {"/search", "/index", "/status", "/ask", "/repos/{repo_id}", "/jobs/{job_id}"} <= set(doc["paths"])
+    assert {"/search", "/refs", "/index", "/status", "/ask", "/repos/{repo_id}", "/jobs/{job_id}"} <= set(doc["paths"])
     assert set(doc["paths"]["/repos/{repo_id}"]) == {"get", "delete"}
     params = {p["name"] for p in doc["paths"]["/search"]["get"]["parameters"]}
-    assert params == {"q", "repo", "path", "lang", "role", "k", "mode", "offset", "limit", "highlight"}
+    assert params == {"q", "repo", "path", "lang", "role", "k", "mode", "offset", "limit", "highlight", "max_tokens"}
     docs = c.get("/docs")  # offline: a page of ours that reads /openapi.json, no CDN
     assert docs.status_code == 200 and "/openapi.json" in docs.text
     assert "swagger" not in docs.text.lower() and "//cdn" not in docs.text and "https://" not in docs.text
