@@ -15,7 +15,8 @@ from codeseam import codec, errors
 from codeseam.indexing.report import IndexReport
 from codeseam.interface import MODES, CodeIndex, IndexServer, SearchRequest
 from codeseam.jobs import Job
-from codeseam.records import ROLES, Answer, Citation, Hit, IndexProgress, RepoStatus, SearchResult, Skip, Status
+from codeseam.records import (ROLES, Answer, Caller, Citation, Cut, Fit, Hit, IndexProgress, LeftOut, Reference,
+                              RefsResult, RepoStatus, SearchResult, Skip, Status)
 
 text = st.text(max_size=40)
 name = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=20)
@@ -28,9 +29,21 @@ stamp = st.floats(0, 4e9, allow_nan=False)
 hits = st.builds(Hit, name, name, text, text, name, line, line, score, text, st.sampled_from(ROLES),
                  st.booleans(), st.booleans(), text)
 progress = st.builds(IndexProgress, st.tuples(name, name), count, count, count, count)
+fits = st.builds(Fit, count, count, st.lists(st.builds(LeftOut, name, name, line, line, text, text, count),
+                                             max_size=3).map(tuple),
+                 st.none() | st.builds(Cut, name, line, line, line))
 results = st.builds(SearchResult, text, st.booleans(), st.lists(hits, max_size=4).map(tuple), maybe_float,
                     maybe_float, st.booleans(), st.none() | progress, st.lists(name, max_size=2).map(tuple),
-                    st.lists(text, max_size=2).map(tuple))
+                    st.lists(text, max_size=2).map(tuple), st.none() | fits)
+# a top-level reference has no enclosing definition: its symbol lines are (0, 0)
+symbol_lines = st.just((0, 0)) | st.tuples(line, line)
+references = st.builds(lambda at, *f: Reference(*f[:9], *at, f[9]), symbol_lines, name, name, name,
+                       st.sampled_from(ROLES), line, line, st.sampled_from(["def", "call", "import", "use"]), text,
+                       text, text)
+callers = st.builds(Caller, name, name, text, text, line, line, st.lists(line, max_size=3).map(tuple))
+refs_results = st.builds(RefsResult, text, st.lists(references, max_size=4).map(tuple),
+                         st.lists(callers, max_size=2).map(tuple), st.sampled_from(["index", "scan"]), count, count,
+                         count, st.none() | count, st.lists(text, max_size=2).map(tuple))
 repo_status = st.builds(RepoStatus, name, text, count, count,
                         st.none() | st.integers(1, 4 * 10**9).map(float),  # whole seconds: the shape keeps those
                         name, st.dictionaries(name, count, max_size=3).map(lambda d: tuple(d.items())),
@@ -61,6 +74,13 @@ def test_search_results_round_trip(result):
     # the CLI's shape leaves out the evidence scores, and nothing else
     plain = codec.search_result(through_json(codec.search_json(result)))
     assert plain == dataclasses.replace(result, best_similarity=None, evidence=None)
+
+
+@settings(max_examples=60, deadline=None)
+@given(refs_results)
+def test_refs_results_round_trip(result):
+    assert codec.refs_result(through_json(codec.refs_json(result))) == result
+    assert codec.refs_json(result)["counts"] == result.counts()
 
 
 @settings(max_examples=60, deadline=None)
@@ -132,7 +152,9 @@ def test_the_request_is_checked_once_when_built():
     for bad, needle in [({"query": " "}, "empty query"), ({"query": "q", "k": 0}, "k must be"),
                         ({"query": "q", "k": True}, "k must be"), ({"query": "q", "role": "tests"}, "unknown role"),
                         ({"query": "q", "mode": "magic"}, "mode must be"), ({"query": "q", "offset": -1}, "offset"),
-                        ({"query": "q", "limit": 0}, "k must be"), ({"query": "x" * 2001}, "too long")]:
+                        ({"query": "q", "limit": 0}, "k must be"), ({"query": "x" * 2001}, "too long"),
+                        ({"query": "q", "max_tokens": 15}, "max_tokens must be"),
+                        ({"query": "q", "max_tokens": True}, "max_tokens must be")]:
         with pytest.raises(errors.ConfigError, match=needle):
             SearchRequest(**bad)
     assert SearchRequest.of(req) is req and SearchRequest.of("q", k=2) == SearchRequest("q", k=2)
@@ -150,9 +172,10 @@ def test_a_page_is_a_slice_of_the_ranking():
 
 def test_request_params_name_every_field_that_is_set():
     req = SearchRequest("q", repo="r", path_glob="src/**", language="py", role="test,docs", k=4, mode="bm25",
-                        offset=1, limit=2)
+                        offset=1, limit=2, max_tokens=500)
     assert codec.request_params(req) == {"q": "q", "repo": "r", "path": "src/**", "lang": "py",
-                                         "role": "test,docs", "k": 4, "mode": "bm25", "offset": 1, "limit": 2}
+                                         "role": "test,docs", "k": 4, "mode": "bm25", "offset": 1, "limit": 2,
+                                         "max_tokens": 500}
     assert codec.request_params(SearchRequest("q")) == {"q": "q"}
     unset = {f.name for f in dataclasses.fields(SearchRequest) if getattr(req, f.name) == f.default}
     assert not unset, f"give {unset} a value above: every field must travel"

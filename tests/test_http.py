@@ -274,6 +274,13 @@ def test_remote_index_sends_every_search_field_and_gets_the_local_records(site):
     assert local.hits and {h.path for h in local.hits} == {"pkg/retry.py"}
     # the same records (scores within the 6 decimals the JSON keeps), all k hits: the page is the skin's
     assert codec.search_json(remote_result, evidence=True) == codec.search_json(local, evidence=True)
+    # a token budget travels, and what it left out comes back as the local call's record
+    budget = SearchRequest("retry delay", k=5, max_tokens=40)
+    with RemoteIndex(ServerInfo(kind="http", pid=0, url=site["url"]), site["settings"]) as remote:
+        remote_result = remote.search(budget)
+    local = site["service"].search(budget)
+    assert local.fit is not None and local.fit.max_tokens == 40 and local.fit.tokens <= 40
+    assert codec.search_json(remote_result, evidence=True) == codec.search_json(local, evidence=True)
 
 
 def test_llm_failures_map_to_502_and_503(site, llm, tmp_path):
@@ -415,10 +422,10 @@ def test_loopback_server_refuses_foreign_host_names(site):
 def test_openapi_document_and_docs(site):
     c = site["client"]
     doc = c.get("/openapi.json").json()
-    assert {"/search", "/index", "/status", "/ask", "/repos/{repo_id}", "/jobs/{job_id}"} <= set(doc["paths"])
+    assert {"/search", "/refs", "/index", "/status", "/ask", "/repos/{repo_id}", "/jobs/{job_id}"} <= set(doc["paths"])
     assert set(doc["paths"]["/repos/{repo_id}"]) == {"get", "delete"}
     params = {p["name"] for p in doc["paths"]["/search"]["get"]["parameters"]}
-    assert params == {"q", "repo", "path", "lang", "role", "k", "mode", "offset", "limit", "highlight"}
+    assert params == {"q", "repo", "path", "lang", "role", "k", "mode", "offset", "limit", "highlight", "max_tokens"}
     docs = c.get("/docs")  # offline: a page of ours that reads /openapi.json, no CDN
     assert docs.status_code == 200 and "/openapi.json" in docs.text
     assert "swagger" not in docs.text.lower() and "//cdn" not in docs.text and "https://" not in docs.text

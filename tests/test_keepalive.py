@@ -154,6 +154,47 @@ def test_first_call_starts_a_keepalive_server_that_later_calls_share_and_stop_en
     assert hits(cli(box, "search", "merge_sorted_runs", "--json", RAG_KEEPALIVE="0"))[0][0] == "merge.py"
 
 
+def test_refs_and_a_token_budget_go_through_the_keepalive_server(box):
+    """refs is a keep-alive operation: the first call starts the server and asks it over its unix
+    socket, the next ones reuse it; the references, and a budgeted search's hits and what they
+    left out, are what opening the index here gives."""
+    (box["repo"] / "use.py").write_text("from retry import compute_retry_delay\n\n\n"
+                                        "def wait_for(attempt):\n    return compute_retry_delay(attempt)\n")
+    cli(box, "index", str(box["repo"]), RAG_KEEPALIVE="0")
+
+    def refs(res: subprocess.CompletedProcess) -> tuple[list, list]:
+        assert res.returncode == 0, res.stderr
+        data = json.loads(res.stdout)
+        return data["refs"], data["callers"]
+
+    direct = cli(box, "-v", "refs", "compute_retry_delay", "--json", RAG_KEEPALIVE="0")
+    assert through_pid(direct.stderr) is None and not box["server_file"].exists()
+    first = cli(box, "-v", "refs", "compute_retry_delay", "--json")
+    info = live(box)
+    assert "started a keep-alive server" in first.stderr and through_pid(first.stderr) == info.pid
+    assert Path(info.socket).exists()
+    assert refs(first) == refs(direct)
+    assert [(r["path"], r["line"], r["kind"]) for r in refs(first)[0]] == [("retry.py", 1, "def"), ("use.py", 1, "import"),
+                                                                          ("use.py", 5, "call")]
+    assert [c["symbol"] for c in refs(first)[1]] == ["wait_for"]
+    second = cli(box, "-v", "refs", "compute_retry_delay", "--kind", "call", "--max-tokens", "16", "--json")
+    assert through_pid(second.stderr) == info.pid and "started a keep-alive" not in second.stderr
+    small = json.loads(second.stdout)
+    assert small["tokens"] <= 16 and len(small["refs"]) + small["left_out"] == 1
+
+    args = ("search", "retry delay", "--max-tokens", "40", "--json")
+    budget = cli(box, "-v", *args)
+    assert through_pid(budget.stderr) == info.pid
+    here = json.loads(cli(box, *args, RAG_KEEPALIVE="0").stdout)
+    through = json.loads(budget.stdout)
+    assert through["fit"] == here["fit"] and through["hits"] == here["hits"]
+    assert through["fit"]["max_tokens"] == 40 and through["fit"]["tokens"] <= 40
+
+    bad = cli(box, "refs", "compute retry")  # the server's error, said as the local one
+    assert bad.returncode == 1 and "not a name" in bad.stderr
+    assert cli(box, "stop").returncode == 0 and wait_dead(info.pid, 10)
+
+
 def test_racing_calls_start_exactly_one_server(box):
     procs = [subprocess.Popen([*CLI, "-v", "search", "retry delay", "--json"], cwd=box["work"], env=box["env"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(4)]

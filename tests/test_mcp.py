@@ -95,7 +95,7 @@ def test_index_search_status_remove_over_stdio(workdir, fake_openai):
 
     seen = anyio.run(session)
     err = (workdir / "server.err").read_text()
-    assert seen["tools"] == ["ask", "get_status", "index_repo", "remove_repo", "search_code"]
+    assert seen["tools"] == ["ask", "find_references", "get_status", "index_repo", "remove_repo", "search_code"]
 
     index = seen["index"]
     assert not index.is_error, text_of(index)
@@ -179,7 +179,7 @@ def test_stdout_carries_only_the_protocol_and_ask_needs_an_llm(workdir):
             proc.kill()
     assert replies[1]["result"]["serverInfo"]["name"] == "codeseam"
     tools = {t["name"] for t in replies[2]["result"]["tools"]}
-    assert tools == {"index_repo", "search_code", "get_status", "remove_repo"}
+    assert tools == {"index_repo", "search_code", "find_references", "get_status", "remove_repo"}
     assert replies[3]["result"]["structuredContent"].get("state") == "done", replies[3]
     assert replies[4]["result"]["structuredContent"].get("hits"), replies[4]
     assert "DEBUG" in err or "INFO" in err  # the logs exist, on stderr

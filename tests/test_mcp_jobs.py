@@ -93,7 +93,7 @@ def test_one_job_at_a_time_while_other_tools_answer(env):
     finally:
         gate.release()
         service.close()
-    assert out["tools"] == ["get_status", "index_repo", "remove_repo", "search_code"]  # no LLM: no ask
+    assert out["tools"] == ["find_references", "get_status", "index_repo", "remove_repo", "search_code"]  # no LLM: no ask
     assert out["first"]["state"] == "running" and out["first"]["repo_id"] == "proj"
     second = out["second"]
     assert second.is_error and "already running" in text_of(second) and out["first"]["id"] in text_of(second)

@@ -5,6 +5,7 @@ The library API (heavy modules load on first use, so ``import codeseam`` stays f
     import codeseam
     codeseam.index("path/to/repo")             # discover, chunk, scrub, embed, store
     result = codeseam.search("where is the retry delay computed?")
+    refs = codeseam.refs("parse_args")             # where a name is defined and used
     for hit in result.hits:
         print(hit.path, hit.start_line, hit.end_line, hit.symbol)
 """
@@ -15,7 +16,7 @@ from typing import Any
 
 from ._version import __version__
 
-_API = ("index", "search", "ask", "remove", "status", "inspect", "open_index")
+_API = ("index", "search", "refs", "ask", "remove", "status", "inspect", "open_index")
 
 __all__ = [*_API, "__version__"]
 

@@ -15,18 +15,19 @@ Two ways in:
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigError, NotIndexedError
 from .interface import SearchRequest
-from .records import Answer, RepoStatus, SearchResult, Status
+from .records import Answer, RefsResult, RepoStatus, SearchResult, Status
 from .settings import Settings, load_settings
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -128,11 +129,12 @@ class Index:
         """The hits of ``request`` (or of the query ``request`` with ``options``, the request's
         fields): every hit checked against its file, ``partial`` while a repo in scope is indexed."""
         from .chunk.languages import language_key
+        from .fit import FIT_K, fit_result
         from .query.retrieve import retrieve
         from .store import Filters
 
         request = SearchRequest.of(request, **options)
-        k = request.k if request.k is not None else self.settings.k
+        k = request.k if request.k is not None else FIT_K if request.max_tokens is not None else self.settings.k
         records = self.store.repo_records()
         repos = self._known_repos(request.repo, records)
         filters = Filters(repos=repos, path_glob=request.path_glob,
@@ -147,7 +149,8 @@ class Index:
         result = self.refresher.finish(fresh, run(), run)  # every hit checked against its file
         if not result.hits and (filters.language or filters.path_glob or filters.roles):
             self._check_filters(filters)
-        return self._mark_partial(result, repos or tuple(records), records)
+        result = self._mark_partial(result, repos or tuple(records), records)
+        return result if request.max_tokens is None else fit_result(result, request.max_tokens)
 
     def _mark_partial(self, result: SearchResult, repos: tuple[str, ...],
                       records: dict[str, dict]) -> SearchResult:
@@ -212,6 +215,34 @@ class Index:
             return with_notes(answer_question(request.query, hits, None, weak=True), notes)  # type: ignore[arg-type]
         with ChatClient(LLMConfig.from_settings(self.settings)) as client:
             return with_notes(answer_question(request.query, hits, client, weak=False, on_delta=on_delta), notes)
+
+    def refs(self, name: str, *, repo: str | None = None, kind: str | Sequence[str] | None = None,
+             max_tokens: int | None = None) -> RefsResult:
+        """Where ``name`` (``Type.method``, ``pkg::name``) is defined and used, in code, at the
+        files' current lines (``references/``); fresh like search. ``max_tokens``: only the
+        references that fit (``fit.fit_refs``), ``left_out`` counting the rest."""
+        from .fit import fit_refs
+        from .references.find import check_kinds, find_references, scrubber
+        from .references.names import parse_name
+        from .safety import check_max_tokens
+
+        parsed, kinds, max_tokens = parse_name(name), check_kinds(kind), check_max_tokens(max_tokens)
+        records = self.store.repo_records()
+        repos = self._known_repos(repo, records) or tuple(records)
+        fresh = self.refresher.begin(repos, records)  # changed files are synced (or read) first
+        pending = {}
+        for st in fresh.repos:
+            with st.lock:
+                pending[st.repo_id] = set(st.dirty)
+        result = find_references(
+            self.store, parsed, roots={r: records[r].get("root", "") for r in repos}, pending=pending,
+            full=[st.repo_id for st in fresh.repos if st.full], kinds=kinds,
+            max_file_bytes=self.settings.max_file_bytes, scrub_for=scrubber(self.settings), lock=self.lock)
+        done = self.refresher.finish(fresh, SearchResult(name, False, ()), lambda: SearchResult(name, False, ()))
+        busy = [f"{r}: being indexed (or its last run did not finish): files not written yet are not searched"
+                for r in repos if records[r].get("state") != "clean"]
+        result = dataclasses.replace(result, notes=(*result.notes, *done.notes, *busy))
+        return result if max_tokens is None else fit_refs(result, max_tokens)
 
     def _known_repos(self, repo: str | None, known: dict[str, dict] | None = None) -> tuple[str, ...]:
         known = self.store.repo_records() if known is None else known
@@ -319,6 +350,13 @@ def ask(request: SearchRequest | str, /, *, settings: Settings | None = None,
         on_delta: Callable[[str], None] | None = None, **options: Any) -> Answer:
     with Index(settings) as ix:
         return ix.ask(request, on_delta=on_delta, **options)
+
+
+def refs(name: str, *, repo: str | None = None, kind: str | Sequence[str] | None = None,
+         max_tokens: int | None = None, settings: Settings | None = None) -> RefsResult:
+    """Where ``name`` is defined and used (see ``Index.refs``)."""
+    with Index(settings, warm=False) as ix:
+        return ix.refs(name, repo=repo, kind=kind, max_tokens=max_tokens)
 
 
 def remove(repo: str, *, settings: Settings | None = None) -> int:

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 from . import errors
 from .interface import SearchRequest
 from .jobs import Job
-from .records import Answer, Citation, Hit, IndexProgress, RepoStatus, SearchResult, Skip, Status
+from .records import (Answer, Caller, Citation, Cut, Fit, Hit, IndexProgress, LeftOut, Reference, RefsResult,
+                      RepoStatus, SearchResult, Skip, Status)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .indexing.report import IndexReport
@@ -66,6 +67,8 @@ def search_json(result: SearchResult, request: SearchRequest | None = None, *,
                                                            "repos": list(result.progress.repos)},
         "notes": list(result.notes),
     }
+    if result.fit is not None:
+        body["fit"] = fit_json(result.fit)
     if evidence:
         body.update(best_similarity=result.best_similarity, evidence=result.evidence)
     if request is not None:
@@ -79,7 +82,54 @@ def search_result(data: dict[str, Any]) -> SearchResult:
     return SearchResult(data["query"], bool(data["weak"]), tuple(hit_record(h) for h in data["hits"]),
                         data.get("best_similarity"), evidence=data.get("evidence"),
                         partial=bool(data.get("partial")), progress=progress,
-                        signals=tuple(data.get("signals", ())), notes=tuple(data.get("notes", ())))
+                        signals=tuple(data.get("signals", ())), notes=tuple(data.get("notes", ())),
+                        fit=fit_record(data["fit"]) if data.get("fit") else None)
+
+
+def fit_json(fit: Fit) -> dict[str, Any]:
+    """What a token budget kept and left out (``search --max-tokens``'s ``"fit"``)."""
+    return {"max_tokens": fit.max_tokens, "tokens": fit.tokens,
+            "left_out": [dataclasses.asdict(x) for x in fit.left_out],
+            "cut": None if fit.cut is None else dataclasses.asdict(fit.cut)}
+
+
+def fit_record(data: dict[str, Any]) -> Fit:
+    return Fit(data["max_tokens"], data["tokens"], tuple(LeftOut(**x) for x in data.get("left_out", ())),
+               Cut(**data["cut"]) if data.get("cut") else None)
+
+
+# -- references -------------------------------------------------------------------------------
+
+def refs_json(result: RefsResult) -> dict[str, Any]:
+    """A references result as ``codeseam refs --json`` prints it (``GET /refs``, the MCP tool)."""
+    return {
+        "name": result.name,
+        "counts": result.counts(),
+        "refs": [{"repo": r.repo, "path": r.path, "language": r.language, "role": r.role, "line": r.line,
+                  "column": r.column, "kind": r.kind, "symbol": r.symbol, "symbol_kind": r.symbol_kind,
+                  "symbol_lines": [r.symbol_start, r.symbol_end] if r.symbol_start else None, "text": r.text}
+                 for r in result.refs],
+        "callers": [{"repo": c.repo, "path": c.path, "symbol": c.symbol, "kind": c.kind,
+                     "start_line": c.start_line, "end_line": c.end_line, "lines": list(c.lines)}
+                    for c in result.callers],
+        "source": result.source, "candidates": result.candidates, "files_read": result.files_read,
+        "left_out": result.left_out, "tokens": result.tokens, "notes": list(result.notes),
+    }
+
+
+def reference_record(r: dict[str, Any]) -> Reference:
+    start, end = r.get("symbol_lines") or (0, 0)  # null at the top level
+    return Reference(r["repo"], r["path"], r["language"], r["role"], r["line"], r["column"], r["kind"], r["symbol"],
+                     r["symbol_kind"], start, end, r["text"])
+
+
+def refs_result(data: dict[str, Any]) -> RefsResult:
+    refs = tuple(reference_record(r) for r in data["refs"])
+    callers = tuple(Caller(c["repo"], c["path"], c["symbol"], c["kind"], c["start_line"], c["end_line"],
+                           tuple(c["lines"])) for c in data.get("callers", ()))
+    return RefsResult(data["name"], refs, callers, data.get("source", "index"), data.get("candidates", 0),
+                      data.get("files_read", 0), data.get("left_out", 0), data.get("tokens"),
+                      tuple(data.get("notes", ())))
 
 
 # -- status -----------------------------------------------------------------------------------

@@ -19,12 +19,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import ConfigError
-from .safety import MAX_K, check_k, check_query, check_roles
+from .safety import MAX_K, check_k, check_max_tokens, check_query, check_roles
 
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Sequence
+
     from .indexing.report import IndexReport
     from .jobs import Job
-    from .records import Answer, SearchResult, Status
+    from .records import Answer, RefsResult, SearchResult, Status
 
 MODES = ("hybrid", "dense", "bm25")  # the retrieval signals (query/retrieve.py)
 Progress = Callable[..., None]
@@ -36,7 +38,9 @@ class SearchRequest:
 
     ``offset``/``limit`` choose the page of the ``k`` ranked hits a skin shows (the HTTP page
     pages with them); a search itself always ranks ``k`` hits, so pages are slices of one
-    ranking (``page``)."""
+    ranking (``page``). ``max_tokens``: keep the best hits that fit that many tokens, whole
+    definitions first (``fit.py``; ``k`` defaults to ``fit.FIT_K`` then), and say in the
+    result's ``fit`` what was left out."""
 
     query: str
     repo: str | None = None
@@ -47,6 +51,7 @@ class SearchRequest:
     mode: str = "hybrid"  # one of MODES
     offset: int = 0
     limit: int | None = None
+    max_tokens: int | None = None  # a token budget: safety.MIN_TOKENS..MAX_TOKENS
 
     def __post_init__(self) -> None:
         fix = object.__setattr__
@@ -62,6 +67,7 @@ class SearchRequest:
             raise ConfigError(f"offset must be an integer within 0..{MAX_K}, not {self.offset!r}")
         if self.limit is not None:
             fix(self, "limit", check_k(self.limit))
+        fix(self, "max_tokens", check_max_tokens(self.max_tokens))
 
     @classmethod
     def of(cls, request: SearchRequest | str, **options: Any) -> SearchRequest:
@@ -85,9 +91,12 @@ class SearchRequest:
 
 class Searcher(Protocol):
     """What every index a skin holds answers. ``search``/``ask`` take a request, or a query and
-    the request's fields as keywords."""
+    the request's fields as keywords; ``refs``: where a name is defined and used (``kind``: a
+    comma list or a sequence of def, call, import, use; ``max_tokens``: the references that fit)."""
 
     def search(self, request: SearchRequest | str, /, **options: Any) -> SearchResult: ...
+    def refs(self, name: str, *, repo: str | None = None, kind: str | Sequence[str] | None = None,
+             max_tokens: int | None = None) -> RefsResult: ...
     def ask(self, request: SearchRequest | str, /, *, on_delta: Callable[[str], None] | None = None,
             **options: Any) -> Answer: ...
     def status(self) -> Status: ...

@@ -129,6 +129,42 @@ class IndexProgress:
 
 
 @dataclass(frozen=True, slots=True)
+class LeftOut:
+    """A hit a token budget left out: where it is and what showing it would have cost."""
+
+    repo: str
+    path: str
+    start_line: int
+    end_line: int
+    symbol: str
+    kind: str
+    tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class Cut:
+    """The one hit a budget cut: not even the best hit fitted whole, so its first lines
+    ``start_line..end_line`` are shown; the whole hit ends at ``full_end_line``."""
+
+    path: str
+    start_line: int
+    end_line: int
+    full_end_line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Fit:
+    """What a token budget (``max_tokens``) kept of a search's hits (``fit.py``): the tokens the
+    kept hits cost, the hits ``left_out`` (rank order), and the best hit ``cut`` when not even
+    it fitted whole."""
+
+    max_tokens: int
+    tokens: int
+    left_out: tuple[LeftOut, ...] = ()
+    cut: Cut | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class SearchResult:
     query: str
     weak: bool  # best dense similarity below the calibrated threshold
@@ -141,6 +177,7 @@ class SearchResult:
     progress: IndexProgress | None = None
     signals: tuple[str, ...] = ()  # the retrieval signals that returned candidates: dense, bm25
     notes: tuple[str, ...] = ()  # freshness notes: changes not synced yet, a missing repo folder
+    fit: Fit | None = None  # what a token budget left out (a search with max_tokens)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,3 +225,62 @@ class Status:
     chunker: str
     schema_version: int
     repos: tuple[RepoStatus, ...] = ()
+
+
+# -- references (``references/``: where a name is defined and used) ------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """One place a name is defined or used, at the file's current lines. ``symbol`` is the
+    definition it sits in (for a ``def``, the defined symbol), ``symbol_start..symbol_end`` that
+    definition's lines (0 at the top level); ``text`` the line (scrubbed, like indexed text)."""
+
+    repo: str
+    path: str
+    language: str
+    role: str
+    line: int
+    column: int
+    kind: str  # def | call | import | use
+    symbol: str
+    symbol_kind: str
+    symbol_start: int
+    symbol_end: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """A definition whose body references the name (calls it, or uses it as a value)."""
+
+    repo: str
+    path: str
+    symbol: str
+    kind: str
+    start_line: int
+    end_line: int
+    lines: tuple[int, ...]  # where in it the name is referenced
+
+
+@dataclass(frozen=True)
+class RefsResult:
+    """Every reference found, definitions first. ``source`` says where the candidate files came
+    from (``index``: the chunks BM25 finds the name in, plus the files changed since they were
+    indexed; ``scan``: every indexed file of the repo); ``files_read`` how many files were read
+    and parsed; ``left_out`` the references dropped by a limit or a token budget."""
+
+    name: str
+    refs: tuple[Reference, ...]
+    callers: tuple[Caller, ...] = ()
+    source: str = "index"
+    candidates: int = 0
+    files_read: int = 0
+    left_out: int = 0
+    tokens: int | None = None  # the output's tokens when a budget was given
+    notes: tuple[str, ...] = ()
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for r in self.refs:
+            out[r.kind] = out.get(r.kind, 0) + 1
+        return out

@@ -18,7 +18,7 @@ Roots are resolved too, so a root given through a symlink still matches its real
 Relative paths are taken relative to the server's working directory.
 
 Input limits shared by the skins: a query of at most ``MAX_QUERY_CHARS`` characters,
-``1 <= k <= MAX_K``, an HTTP body of at most ``MAX_BODY_BYTES`` bytes, and repo ids of a
+``1 <= k <= MAX_K``, a token budget within ``MIN_TOKENS..MAX_TOKENS``, an HTTP body of at most ``MAX_BODY_BYTES`` bytes, and repo ids of a
 sane length and alphabet. Nothing in codeseam runs a shell: the few subprocesses (git,
 Milvus Lite) take a list argv and never ``shell=True``.
 """
@@ -36,6 +36,7 @@ from .errors import ConfigError, UnsafePathError
 
 MAX_QUERY_CHARS = 2000  # api, the CLI and the servers all check through here
 MAX_K = 100
+MIN_TOKENS, MAX_TOKENS = 16, 1_000_000  # a token budget (--max-tokens): fit.py
 MAX_BODY_BYTES = 64 * 1024
 MAX_PATH_CHARS = 4096
 MAX_REPO_ID_CHARS = 200
@@ -137,6 +138,14 @@ def check_k(k: int | None) -> int | None:
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
         raise ConfigError(f"k must be an integer within 1..{MAX_K}, not {k!r}")
     return k
+
+
+def check_max_tokens(max_tokens: int | None) -> int | None:
+    if max_tokens is None:
+        return None
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or not MIN_TOKENS <= max_tokens <= MAX_TOKENS:
+        raise ConfigError(f"max_tokens must be an integer within {MIN_TOKENS}..{MAX_TOKENS}, not {max_tokens!r}")
+    return max_tokens
 
 
 def check_roles(roles: str | Iterable[str] | None) -> tuple[str, ...]:

@@ -19,7 +19,7 @@ import os
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +27,7 @@ from . import codec, safety
 from .errors import CodeseamError, ConfigError, FatalError, IndexBusyError, LLMUnavailableError, NotIndexedError
 from .interface import SearchRequest
 from .jobs import Job, JobCancelled, UnknownJobError
-from .records import Answer, SearchResult, Status
+from .records import Answer, RefsResult, SearchResult, Status
 from .settings import Settings
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -193,6 +193,11 @@ class Service:
                 raise NotIndexedError(f"nothing is searchable yet: {running.line()}",
                                       hint="wait until the job has written chunks (get_status), then search again")
         return result
+
+    def refs(self, name: str, *, repo: str | None = None, kind: str | Sequence[str] | None = None,
+             max_tokens: int | None = None) -> RefsResult:
+        """Where ``name`` is defined and used (``api.Index.refs``)."""
+        return self.session().refs(name, repo=repo or None, kind=kind or None, max_tokens=max_tokens)
 
     @property
     def llm_configured(self) -> bool:

@@ -13,7 +13,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import quote
 
@@ -101,6 +101,15 @@ class RemoteIndex:
         """The server's hits for ``request``: all ``k`` of them (its page is the caller's to show)."""
         request = SearchRequest.of(request, **options).replace(offset=0, limit=None)
         return codec.search_result(self._request("GET", "/search", params=codec.request_params(request)))
+
+    def refs(self, name: str, *, repo: str | None = None, kind: str | Sequence[str] | None = None,
+             max_tokens: int | None = None):
+        """The server's references to ``name`` (``GET /refs``; the server checks the name and the kinds)."""
+        from ..safety import check_max_tokens
+
+        kind = kind if kind is None or isinstance(kind, str) else ",".join(kind)
+        params = {"name": name, "repo": repo or None, "kind": kind or None, "max_tokens": check_max_tokens(max_tokens)}
+        return codec.refs_result(self._request("GET", "/refs", params={k: v for k, v in params.items() if v is not None}))
 
     def status(self):
         return codec.status_record(self._request("GET", "/status")["index"])

@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 
 # Ops of ``route.call`` that may start a server (an existing index, or `index` creating one; not
 # "rebuild", which drops the index here).
-OPS = frozenset({"search", "status", "ask", "index", "remove", "inspect"})
+OPS = frozenset({"search", "refs", "status", "ask", "index", "remove", "inspect"})
 SPAWN_TIMEOUT = 120.0  # s: a 100k-chunk index loads in ~15 s here; a busy machine takes longer
 STOP_TIMEOUT = 40.0  # s: a stopping server finishes the request at hand, stops a job at its next file
 LOG_MAX_BYTES = 1 << 20  # the log is rotated to <log>.1 past this size when a server starts

@@ -74,6 +74,27 @@ class Retrieval:
             return {w: 0 for w in words}  # no rows: BM25 cannot score (see bm25_search)
         return {w: len(hits) for w, hits in zip(words, found)}
 
+    def bm25_paths(self, words: str, filters: Filters, limit: int = MAX_WINDOW) -> tuple[set[tuple[str, str]], bool]:
+        """``(repo_id, path)`` of the chunks whose ``indexed_text`` holds any of ``words`` (BM25
+        scores only chunks that hold a query word), and whether that is all of them (False when
+        ``limit`` rows came back: more may hold it). Reads the path alone, not the text."""
+        expr, glob = self._filter(filters)
+        if not words.strip():
+            return set(), True
+        limit = min(limit, MAX_WINDOW)
+        try:
+            hits = self._m.call("search (BM25 paths)", "search", self.names.chunks, data=[words],
+                                anns_field="sparse", filter=expr, limit=limit, output_fields=["repo_id", "path"],
+                                search_params={"metric_type": "BM25"})[0]
+        except StoreError:
+            if self._m.exists(self.names.chunks, ""):
+                raise
+            return set(), True  # no rows: BM25 cannot score (see bm25_search)
+        found = {(h["entity"]["repo_id"], h["entity"]["path"]) for h in hits}
+        if glob is not None:
+            found = {(r, p) for r, p in found if glob.match(p)}
+        return found, len(hits) < limit
+
     def hybrid_search(self, vector: Sequence[float], query_text: str, k: int, filters: Filters,
                       rrf_k: int = 60) -> list[StoredChunk]:
         """Milvus' own dense + BM25 search fused by RRFRanker(rrf_k); ``score`` is RRF."""

@@ -22,6 +22,8 @@ from ..errors import CodeseamError
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "index": ("cli_index", "index_cmd", "Index a repository (incremental; --dry-run to preview)."),
     "search": ("cli_index", "search_cmd", "Search indexed code (dense + BM25, fused)."),
+    "refs": ("cli_agents", "refs_cmd", "Where a name is defined and used (code only, current lines)."),
+    "setup": ("cli_agents", "setup_cmd", "Register the MCP server with a coding agent (claude, codex, ...)."),
     "status": ("cli_index", "status_cmd", "Show what is indexed and where the index lives."),
     "remove": ("cli_index", "remove_cmd", "Remove a repository from the index."),
     "inspect": ("cli_index", "inspect_cmd", "List every row the index holds for a repo."),

@@ -8,6 +8,7 @@ import sys
 import click
 
 from ..records import ROLES
+from ..safety import MAX_TOKENS, MIN_TOKENS
 from .cli import emit_json, settings_from
 from .render import IndexProgress, print_hits, print_report, print_status
 
@@ -59,20 +60,26 @@ def index_cmd(path: str, repo_id: str | None, dry_run: bool, rebuild: bool, chun
               "every role is searched and source is preferred unless the query asks for tests, docs, ...")
 @click.option("--mode", type=click.Choice(["hybrid", "dense", "bm25"]), default="hybrid", show_default=True,
               help="Retrieval signal(s).")
+@click.option("--max-tokens", type=click.IntRange(MIN_TOKENS, MAX_TOKENS), help="Return the best hits that fit this many tokens, whole definitions "
+              "first (k defaults to 30 then), and say what was left out.")
 @click.option("--json", "as_json", is_flag=True, help="Print results as JSON (schema in the README).")
 def search_cmd(query: tuple[str, ...], k: int | None, repo: str | None, path_glob: str | None,
-               language: str | None, roles: tuple[str, ...], mode: str, as_json: bool) -> None:
+               language: str | None, roles: tuple[str, ...], mode: str, max_tokens: int | None, as_json: bool) -> None:
     """Search indexed code with QUERY (dense + BM25, fused with RRF)."""
     from .. import codec, owner
+    from ..fit import left_out_note
     from ..interface import SearchRequest
 
     request = SearchRequest(" ".join(query), repo=repo, path_glob=path_glob, language=language,
-                            role=tuple(r for spec in roles for r in spec.split(",")), k=k, mode=mode)
+                            role=tuple(r for spec in roles for r in spec.split(",")), k=k, mode=mode,
+                            max_tokens=max_tokens)
     result = owner.call("search", request, settings=settings_from())
     if as_json:
         emit_json(codec.search_json(result))
         return
-    print_hits(result)
+    print_hits(result, full=result.fit is not None)  # a budget chose whole hits: show them whole
+    if result.fit is not None:
+        click.echo(left_out_note(result.fit), err=True)
 
 
 @click.command("status")

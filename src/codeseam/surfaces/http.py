@@ -3,7 +3,9 @@
 Endpoints (OpenAPI at ``/openapi.json``, interactive docs at ``/docs``)::
 
     GET    /search?q=&repo=&path=&lang=&role=&k=&mode=   hits, as `codeseam search --json`
-           (&offset=&limit=: a page of those k hits; &highlight=true: + lines, editor_url)
+           (&offset=&limit=: a page of those k hits; &highlight=true: + lines, editor_url;
+           &max_tokens=: the best hits that fit, and `fit`: what was left out)
+    GET    /refs?name=&repo=&kind=&max_tokens=      where a name is defined and used (`refs --json`)
     POST   /index   {"path", "repo_id"?}           202 + the background job
     GET    /jobs/{id}                              one job's progress or result
     DELETE /jobs/{id}                              stop a running job (at its next file)
@@ -54,7 +56,7 @@ from ..codec import error_body
 from ..interface import SearchRequest
 from ..jobs import UnknownJobError
 from ..records import ROLES, Answer
-from ..safety import MAX_BODY_BYTES, MAX_K, MAX_QUERY_CHARS
+from ..safety import MAX_BODY_BYTES, MAX_K, MAX_QUERY_CHARS, MAX_TOKENS, MIN_TOKENS
 from ..service import Service
 from .http_guard import Activity, ActivityMiddleware, BearerAuth, BodyLimit, LoopbackHost, SecurityHeaders
 
@@ -136,9 +138,12 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = MA
                offset: int = Query(0, ge=0, le=MAX_K, description="Skip this many of the k hits (paging)"),
                limit: int | None = Query(None, ge=1, le=MAX_K, description="Return at most this many hits"),
                highlight: bool = Query(False, description="Add `lines` (highlighted tokens) and `editor_url` "
-                                                          "to each returned hit")) -> JSONResponse:
+                                                          "to each returned hit"),
+               max_tokens: int | None = Query(None, ge=MIN_TOKENS, le=MAX_TOKENS, description="Only the best hits "
+                                              "that fit this many tokens, whole definitions first; `fit` says what "
+                                              "was left out (k defaults to 30 then)")) -> JSONResponse:
         request = SearchRequest(q, repo=repo, path_glob=path, language=lang, role=tuple((role or "").split(",")),
-                                k=k, mode=mode, offset=offset, limit=limit)
+                                k=k, mode=mode, offset=offset, limit=limit, max_tokens=max_tokens)
         body = codec.search_json(service.search(request), request if request.paged or highlight else None,
                                  evidence=True)
         if highlight:
@@ -147,6 +152,15 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = MA
             body["hits"] = page_hits(body["hits"], service.repo_roots(), service.settings.editor_url)
         # plain JSON types: json.dumps as is (FastAPI's encoder walks every highlighted token)
         return JSONResponse(body)
+
+    @app.get("/refs")
+    def refs(name: str = Query(min_length=1, max_length=200, description="A name: parse, Type.method, pkg::name"),
+             repo: str | None = Query(None, max_length=200),
+             kind: str | None = Query(None, max_length=50, description="Comma list of def, call, import, use"),
+             max_tokens: int | None = Query(None, ge=MIN_TOKENS, le=MAX_TOKENS, description="Only the references "
+                                            "that fit this many tokens (definitions first); `left_out` counts the rest"),
+             ) -> JSONResponse:
+        return JSONResponse(codec.refs_json(service.refs(name, repo=repo, kind=kind, max_tokens=max_tokens)))
 
     @app.post("/index", status_code=202)
     def index(body: IndexRequest) -> dict[str, Any]:

@@ -8,7 +8,8 @@ Tools:
   progress notifications (when the client asked for them with a progress token). Either
   way other tool calls keep working while the job runs; one job at a time (a second
   request is a tool error saying which job runs).
-- ``search_code(query, repo?, path_glob?, language?, role?, k?)``
+- ``search_code(query, repo?, path_glob?, language?, role?, k?, max_tokens?)``
+- ``find_references(name, repo?, kind?, max_tokens?)``: where a name is defined and used
 - ``get_status()``: indexed repos, and the running or recent jobs with their progress
 - ``remove_repo(repo)``
 - ``ask(question, repo?, k?)``: registered only when an LLM model is configured (RAG_LLM_MODEL)
@@ -34,6 +35,7 @@ from .._version import __version__
 from ..errors import CodeseamError
 from ..interface import IndexServer, SearchRequest
 from ..jobs import Job
+from ..safety import MAX_TOKENS, MIN_TOKENS
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +43,8 @@ SNIPPET_LINES = 12
 WAIT_POLL_SECONDS = 0.25
 INSTRUCTIONS = (
     "codeseam searches indexed source code (hybrid dense + BM25) and cites exact lines. "
-    "Use search_code to find code by meaning or by name, then read the cited lines. "
+    "Use search_code to find code by meaning or by name, then read the cited lines; find_references lists where "
+    "a symbol is defined, called, imported and used (code only) and its callers. "
     "index_repo adds or re-syncs a repository (incremental); get_status shows what is indexed. "
     "Searches see the files as they are now: changed files are re-synced first, and a hit marked STALE "
     "says where its text is now or that it is gone; never edit by the lines of a stale hit."
@@ -76,8 +79,34 @@ async def _run(fn, *args: Any, **kwargs: Any):
     return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
 
 
+REFS_MAX_TOKENS = 6000  # find_references' default budget: a common name has thousands of uses
+
+
+def format_refs(result) -> str:
+    """References for agents: one line each (``path:line:col kind in symbol: text``), the callers,
+    and what a budget left out."""
+    from ..references.find import reference_line
+
+    counts = ", ".join(f"{n} {k}" for k, n in result.counts().items()) or "none"
+    lines = [f"{len(result.refs)} references to {result.name} ({counts})"]
+    lines += [f"note: {n}" for n in result.notes]
+    lines += [reference_line(r) for r in result.refs]
+    if result.callers:
+        lines.append(f"callers ({len(result.callers)}):")
+        lines += [f"- {c.path}:{c.start_line}-{c.end_line} {c.symbol} (lines {', '.join(map(str, c.lines))})"
+                  for c in result.callers]
+    if result.left_out:
+        lines.append(f"{result.left_out} more references left out to fit {result.tokens} tokens: narrow with kind, "
+                     "repo or a qualified name (Type.method), or raise max_tokens")
+    return "\n".join(lines)
+
+
 def format_hits(result) -> str:
-    """Compact text for agents: one header line per hit, then a fenced snippet."""
+    """Compact text for agents: one header line per hit, then a fenced snippet (the whole text
+    when a token budget chose the hits, and a last line saying what it left out)."""
+    from ..fit import left_out_note
+
+    full = result.fit is not None
     lines = [f'{len(result.hits)} results for "{result.query}"']
     if result.weak:
         lines.append("weak evidence: nothing indexed is close to this query; these are only the nearest matches")
@@ -90,9 +119,11 @@ def format_hits(result) -> str:
             lines.append(f"stale: {h.note}")
         body = h.text.rstrip("\n").split("\n")
         fence = "````" if "```" in h.text else "```"
-        lines.append(f"{fence}{h.language}\n" + "\n".join(body[:SNIPPET_LINES]) + f"\n{fence}")
-        if len(body) > SNIPPET_LINES:
+        lines.append(f"{fence}{h.language}\n" + "\n".join(body if full else body[:SNIPPET_LINES]) + f"\n{fence}")
+        if len(body) > SNIPPET_LINES and not full:
             lines.append(f"... {len(body) - SNIPPET_LINES} more lines (to line {h.end_line})")
+    if result.fit is not None:
+        lines.append(left_out_note(result.fit))
     return "\n".join(lines)
 
 
@@ -134,6 +165,7 @@ def build_server(service: IndexServer, *, open_on_start: bool = False):
     server = MCPServer("codeseam", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING",
                        lifespan=lifespan)
     K = Annotated[int, Field(ge=1, le=100, description="Number of results (1..100)")]
+    Budget = Annotated[int, Field(ge=MIN_TOKENS, le=MAX_TOKENS, description="Fit the result to this many tokens")]
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True))
     async def index_repo(ctx: Context, path: str, repo_id: str | None = None, wait: bool = False) -> CallToolResult:
@@ -162,19 +194,35 @@ def build_server(service: IndexServer, *, open_on_start: bool = False):
     @server.tool(annotations=ToolAnnotations(read_only_hint=True))
     def search_code(query: str, repo: str | None = None, path_glob: str | None = None,
                     language: str | None = None, role: str | None = None,
-                    k: K | None = None) -> CallToolResult:
+                    k: K | None = None, max_tokens: Budget | None = None) -> CallToolResult:
         """Search the indexed code by meaning and by name (hybrid dense + BM25). Filters: repo id,
         path glob (e.g. 'src/**/*.py'), language (e.g. python, go), role (comma list of source,
         test, docs, example, changelog, config, build, generated, benchmark, fixture; default:
         all, source preferred); k results (default 8).
         Returns path:start-end, the symbol, the file's role and a snippet for each hit. Files changed
-        since they were indexed are re-synced first; a hit that could not be is marked STALE with a note."""
+        since they were indexed are re-synced first; a hit that could not be is marked STALE with a note.
+        With max_tokens: the best hits that fit that many tokens, whole, definitions first (k 30 unless
+        given), and a line saying which hits were left out."""
         try:
             result = service.search(SearchRequest(query, repo=repo, path_glob=path_glob, language=language,
-                                                  role=tuple((role or "").split(",")), k=k))
+                                                  role=tuple((role or "").split(",")), k=k, max_tokens=max_tokens))
         except CodeseamError as exc:
             return _failure(exc)
         return _text(format_hits(result), codec.search_json(result))
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=True))
+    def find_references(name: str, repo: str | None = None, kind: str | None = None,
+                        max_tokens: Budget | None = None) -> CallToolResult:
+        """Where a symbol is defined and used: every occurrence of `name` in code (not comments or
+        strings) at the files' current lines, as `path:line:col kind in enclosing-symbol: line`, then
+        its callers (the definitions whose bodies reference it). `name` may be qualified: Type.method,
+        pkg::name. kind: comma list of def, call, import, use (default all). Fitted to max_tokens
+        (default 6000); what did not fit is counted at the end."""
+        try:
+            result = service.refs(name, repo=repo, kind=kind, max_tokens=max_tokens or REFS_MAX_TOKENS)
+        except CodeseamError as exc:
+            return _failure(exc)
+        return _text(format_refs(result), codec.refs_json(result))
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=True))
     def get_status() -> CallToolResult:

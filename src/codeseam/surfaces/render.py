@@ -79,7 +79,8 @@ def print_report(report, *, list_files: bool, verbose_skips: bool) -> None:
         out(report.summary())
 
 
-def print_hits(result) -> None:
+def print_hits(result, *, full: bool = False) -> None:
+    """The hits with a snippet of each (``full``: each hit's whole text, as a token budget chose them)."""
     from rich.console import Console
     from rich.syntax import Syntax
 
@@ -104,7 +105,7 @@ def print_hits(result) -> None:
         if h.note:
             console.print(f"  {h.note}", style="yellow", markup=False)
         lines = h.text.split("\n")
-        snippet = "\n".join(lines[:SNIPPET_LINES]).rstrip("\n")
+        snippet = "\n".join(lines if full else lines[:SNIPPET_LINES]).rstrip("\n")
         if not h.lines_current:  # old text: never shown with line numbers, as if it were the file's
             for line in snippet.split("\n"):
                 console.print(f"  {'?':>5}  {line}", markup=False)
@@ -114,7 +115,7 @@ def print_hits(result) -> None:
         else:
             for i, line in enumerate(snippet.split("\n")):
                 console.print(f"  {h.start_line + i:>5}  {line}", markup=False)
-        if len(lines) > SNIPPET_LINES:
+        if len(lines) > SNIPPET_LINES and not full:
             console.print(f"  [dim]… {len(lines) - SNIPPET_LINES} more lines[/dim]")
 
 
