@@ -42,7 +42,7 @@ def main() -> None:
     for name in ("o200k_base", "cl100k_base"):
         enc = bpe_openai.get_encoding(name)
         other = [len(enc.encode(x)) for x in texts]
-        ratios = sorted(o / b for o, b in zip(other, bundled) if b >= 50)
+        ratios = sorted(o / b for o, b in zip(other, bundled, strict=True) if b >= 50)
         out["encodings"][name] = {"tokens": sum(other), "ratio_total": round(sum(other) / sum(bundled), 3),
                                   "ratio_mean": round(statistics.mean(ratios), 3),
                                   "ratio_p95": round(ratios[int(0.95 * (len(ratios) - 1))], 3),

@@ -47,7 +47,7 @@ def only_added(before: str, after: str) -> bool:
     ``before`` is lost or changed otherwise."""
     ops = difflib.SequenceMatcher(a=before.splitlines(), b=after.splitlines(), autojunk=False).get_opcodes()
     a, b = before.splitlines(), after.splitlines()
-    for tag, i1, i2, j1, j2 in ops:
+    for tag, i1, i2, j1, _j2 in ops:
         if tag == "delete":
             return False
         if tag == "replace" and not (i2 - i1 == 1 and b[j1] == a[i1] + ","):

@@ -15,7 +15,7 @@ import difflib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from ..errors import ConfigError
 from . import edit
@@ -113,7 +113,7 @@ def _config_change(agent: Agent, path: Path, command: list[str], server_env: dic
 
 def diff(changes: Sequence[Change]) -> str:
     """A unified diff of the changes (what ``--dry-run`` shows)."""
-    out = []
+    out: list[str] = []
     for c in changes:
         if c.action == "unchanged":
             continue

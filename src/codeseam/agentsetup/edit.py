@@ -16,7 +16,8 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from ..errors import ConfigError
 
@@ -66,7 +67,7 @@ def has_block(text: str) -> bool:
 class _Obj:
     start: int  # the "{"
     end: int  # after the "}"
-    members: list["_Member"] = field(default_factory=list)
+    members: list[_Member] = field(default_factory=list)
 
 
 @dataclass
@@ -88,9 +89,9 @@ def _scan(text: str) -> _Obj:
     def token() -> tuple[str, int, int]:
         nonlocal pos
         m = _TOKEN.match(text, pos)
-        assert m is not None, "valid JSON"
-        pos = m.end()
-        return m.group(m.lastindex), m.start(m.lastindex), m.end(m.lastindex)
+        assert m is not None and m.lastindex is not None, "valid JSON"
+        pos, i = m.end(), m.lastindex
+        return m.group(i), m.start(i), m.end(i)
 
     def value(tok: str, start: int) -> tuple[int, _Obj | None]:
         if tok == "{":

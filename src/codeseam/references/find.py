@@ -11,7 +11,7 @@ word) or a whole repo is pending, every indexed file of the repo is read instead
 from __future__ import annotations
 
 import logging
-from typing import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from ..errors import ConfigError
 from ..records import Caller, Reference, RefsResult

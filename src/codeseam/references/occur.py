@@ -27,12 +27,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..chunk.definitions import clean_name, find_definition, make_def
 from ..chunk.vocab import (BODY_WORDS, CLASS_WORDS, DATA_LANGUAGES, FUNC_WORDS, is_body_type, is_import_type,
                            type_words)
 from .names import Name, parse_name, qualifier_pattern, self_pattern
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..chunk.definitions import Def
 
 KINDS = ("def", "call", "import", "use")
 # Not code: prose, markup and data files (their words are text, tags, keys and values)
@@ -81,7 +84,7 @@ class _Scope:
     node: Any  # the outer node (decorators, export included): the definition's lines
     def_node: Any
     body_id: int | None
-    parent: "_Scope | None"
+    parent: _Scope | None
     name_byte: int = -1  # where its name leaf is (found on demand; -2: none)
 
 
@@ -183,8 +186,8 @@ class _Walker:
         def_node, name, kind = found
         if scope is not None and def_node.id == scope.def_node.id or _named_by_parameter(def_node, name, self.data):
             return scope, header
-        made = make_def(name, kind, None if scope is None else _AsDef(scope), node.start_byte, node.start_byte,
-                        def_node, self.data)
+        parent = None if scope is None else cast("Def", _AsDef(scope))  # duck-typed: make_def reads path, kind
+        made = make_def(name, kind, parent, node.start_byte, node.start_byte, def_node, self.data)
         body = _body(def_node)
         new = _Scope(made.path, made.kind, name.rsplit(".", 1)[-1], node, def_node,
                      None if body is None else body.id, scope)
