@@ -72,7 +72,7 @@ def test_run_returns_after_the_idle_exit(settings, tmp_path):
     from codeseam.owner.process import bind
 
     with hold.Holder(settings, signals=False) as holder:
+        started = time.monotonic()  # before the app: its idle clock starts when it is created
         holder.serve(create_app(holder.service), bind("127.0.0.1", 0))
-        started = time.monotonic()
         assert holder.run(idle_exit=0.5) is True
         assert 0.4 < time.monotonic() - started < 10
