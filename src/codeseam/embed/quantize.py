@@ -8,7 +8,7 @@ time. What pays is int8 weights, chosen so that retrieval does not move:
 
 - the graph is first fused by ONNX Runtime's transformers optimizer (``Attention``,
   ``EmbedLayerNormalization``, ``SkipLayerNormalization``, ``BiasGelu``), which needs the
-  export's eager attention (``onnx_cache`` exports that way);
+  classic eager-attention pattern (``bert_onnx`` writes the graph that way);
 - then the weights of the ``MatMul`` nodes are quantised dynamically (int8, **per output
   channel**; activations quantised per batch at run time): the attention output projection
   and the feed-forward up-projection of every layer;
@@ -65,8 +65,10 @@ def _derive(fp32_path: Path, dest: Path, fused: Path, op_types, kept, recipe: st
     from onnxruntime.transformers.optimizer import optimize_model
 
     try:
+        # opt_level 0: the fusions only, without ONNX Runtime's pre-pass, which (in onnxruntime
+        # 1.32) imports torch; the graph of bert_onnx needs no constant folding to fuse
         model = optimize_model(str(fp32_path), model_type="bert", num_heads=num_heads, hidden_size=hidden,
-                               opt_level=1)
+                               opt_level=0)
         stats = model.get_fused_operator_statistics()
         if not stats.get("Attention"):
             raise RuntimeError(f"the attention was not fused ({stats}); the fast path needs it")
