@@ -55,8 +55,11 @@ def plan_page(rows: Sequence[Mapping[str, Any]], known: Mapping[str, Any]) -> li
     return list(todo.items())
 
 
-def tiers(order: Sequence[str] = ROLE_ORDER) -> list[tuple[str, dict[str, Any]]]:
-    """``(name, pending_rows filter)`` per tier: one per role of ``order``, then the rest."""
+def tiers(order: Sequence[str] | None = None) -> list[tuple[str, dict[str, Any]]]:
+    """``(name, pending_rows filter)`` per tier: one per role of ``order`` (default
+    ``ROLE_ORDER``), then the rest. An empty ``order`` is one tier of every row in id order
+    (the order before roles were used: bench/bench_source_first.py measures both)."""
+    order = ROLE_ORDER if order is None else order
     out: list[tuple[str, dict[str, Any]]] = [(role, {"roles": [role]}) for role in order]
     return out + [("other", {"other_than": list(order)})]
 
