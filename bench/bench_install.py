@@ -96,17 +96,26 @@ def use(venv: Path, work: Path) -> dict:
             "heavy_imported": sh([str(venv / "bin" / "python"), "-c", code], env=env).stdout.strip()}
 
 
-def int8_check(venv: Path, work: Path) -> dict:
-    """The int8 path (RAG_EMBEDDING_PRECISION=int8) in the venv without torch: derive the graph
-    from an empty data folder, embed a query; which heavy modules got imported."""
-    data = work / "data-int8"
-    shutil.rmtree(data, ignore_errors=True)
-    code = ("import json, sys, time; from codeseam.embed import prepare; from codeseam.settings import Settings; "
-            f"t = time.perf_counter(); e = prepare(Settings(data_dir={str(data)!r}, embedding_precision='int8')); "
-            "v = e.embed_query('where is the retry delay computed?'); "
-            "print(json.dumps({'id': e.id, 'dim': int(v.shape[0]), 'seconds': round(time.perf_counter() - t, 1), "
-            "'heavy': [m for m in ('torch', 'transformers', 'sentence_transformers') if m in sys.modules]}))")
-    return json.loads(sh([str(venv / "bin" / "python"), "-c", code]).stdout)
+def int8_check(venv: Path, work: Path, tree: Path) -> dict:
+    """The int8 path (RAG_EMBEDDING_PRECISION=int8) in the venv without torch: without the int8
+    extra (sympy) the error names it; with it the graph is derived from an empty data folder
+    and a query embedded; which heavy modules got imported; what the extra adds on disk."""
+    def attempt(data: Path) -> dict:
+        shutil.rmtree(data, ignore_errors=True)
+        code = ("import json, sys, time; from codeseam.embed import prepare; from codeseam.settings import Settings; "
+                "from codeseam.errors import EmbeddingError\n"
+                f"t = time.perf_counter()\ntry:\n    e = prepare(Settings(data_dir={str(data)!r}, embedding_precision='int8')); "
+                "v = e.embed_query('where is the retry delay computed?'); "
+                "out = {'id': e.id, 'dim': int(v.shape[0]), 'seconds': round(time.perf_counter() - t, 1)}\n"
+                "except EmbeddingError as exc:\n    out = {'error': str(exc)}\n"
+                "out['heavy'] = [m for m in ('torch', 'transformers', 'sentence_transformers') if m in sys.modules]\n"
+                "print(json.dumps(out))")
+        return json.loads(sh([str(venv / "bin" / "python"), "-c", code]).stdout)
+
+    without = attempt(work / "data-int8-a")
+    before = du(venv)
+    sh([str(venv / "bin" / "pip"), "install", "-q", f"{tree}[int8]"])
+    return {"without_extra": without, "with_extra": attempt(work / "data-int8-b"), "extra_bytes": du(venv) - before}
 
 
 def stdlib_ranks(venv: Path, work: Path) -> dict:
@@ -161,9 +170,11 @@ def render(res: dict) -> str:
         f"{res['use']['index_seconds']} s; a search found {res['use']['search_hits']}; modules of torch/transformers "
         f"imported: {res['use']['heavy_imported'] or 'none'}.",
         "",
-        f"The int8 path (`RAG_EMBEDDING_PRECISION=int8`) in the same venv, from an empty data folder: "
-        f"{res['int8']['id']} derived and a query embedded in {res['int8']['seconds']} s; heavy modules imported: "
-        f"{', '.join(res['int8']['heavy']) or 'none'}.",
+        f"The int8 path (`RAG_EMBEDDING_PRECISION=int8`) in the same venv, from an empty data folder: without the "
+        f"`int8` extra: {res['int8']['without_extra'].get('error')}; with it (sympy, {mb(res['int8']['extra_bytes'])}): "
+        f"{res['int8']['with_extra'].get('id')} derived and a query embedded in "
+        f"{res['int8']['with_extra'].get('seconds')} s; torch/transformers imported: "
+        f"{', '.join(res['int8']['with_extra']['heavy']) or 'none'}.",
         "",
         "stdlib-dev (`codeseam eval`, per-query ranks against the committed bench/results/eval.json):",
         "",
@@ -195,7 +206,7 @@ def main() -> None:
         res["before"] = install("before", source_tree(args.before, work / "src-before"), work)
         res["use"] = use(Path(res["after"]["venv"]), work)
         partial.write_text(json.dumps(res))
-    res["int8"] = int8_check(Path(res["after"]["venv"]), work)
+    res["int8"] = int8_check(Path(res["after"]["venv"]), work, source_tree(None, work / "src-int8"))
     res["stdlib"] = stdlib_ranks(Path(res["after"]["venv"]), work)
     out = Path(args.out)
     (out / "install.json").write_text(json.dumps(res, indent=1) + "\n")

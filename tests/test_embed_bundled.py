@@ -189,6 +189,39 @@ def test_a_fresh_process_builds_and_embeds_without_torch(tmp_path, onnx_emb, pre
     assert list(tmp_path.glob("models/onnx/*-f3/meta.json"))
 
 
+def _blocked(modules: tuple[str, ...], body: str) -> subprocess.CompletedProcess:
+    code = textwrap.dedent(f"""
+        import importlib.abc, json, sys
+        class Blocked(importlib.abc.MetaPathFinder):
+            def find_spec(self, name, path=None, target=None):
+                if name.split(".")[0] in {modules!r}:
+                    raise ModuleNotFoundError(f"No module named {{name!r}}")
+        sys.meta_path.insert(0, Blocked())
+    """) + textwrap.dedent(body)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+
+
+def test_int8_without_sympy_names_the_extra_and_a_derived_graph_needs_none(tmp_path, onnx_emb):
+    """Deriving the int8 graph needs sympy (the int8 extra); without it the error names the
+    extra. Once derived, the int8 graph runs without sympy and without torch."""
+    body = f"""
+        from codeseam.embed import prepare
+        from codeseam.errors import EmbeddingError
+        from codeseam.settings import Settings
+        try:
+            e = prepare(Settings(data_dir={str(tmp_path)!r}, embedding_precision="int8"))
+            print(json.dumps({{"id": e.id, "v": e.embed_query("retry delay").tolist()}}))
+        except EmbeddingError as exc:
+            print(json.dumps({{"error": str(exc)}}))
+    """
+    no_sympy = json.loads(_blocked(("torch", "transformers", "sentence_transformers", "sympy"), body).stdout)
+    assert "codeseam[int8]" in no_sympy["error"]
+    derived = json.loads(_blocked(("torch", "transformers", "sentence_transformers"), body).stdout)
+    again = json.loads(_blocked(("torch", "transformers", "sentence_transformers", "sympy"), body).stdout)
+    assert derived["id"] == again["id"] == "bundled:all-MiniLM-L6-v2@int8-mm-keepffn2"
+    assert np.allclose(derived["v"], again["v"], atol=1e-6)
+
+
 def test_without_torch_a_failed_build_is_a_clear_error(tmp_path, monkeypatch):
     import codeseam.embed.st as st
 

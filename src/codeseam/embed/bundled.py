@@ -183,7 +183,8 @@ class BundledEmbedder(BaseEmbedder):
     def _fall_back(self, reason: str) -> None:
         if self.precision == "int8":  # torch would give fp32 vectors under the int8 id
             raise EmbeddingError(f"the int8 graph of {NAME} is unavailable ({reason})",
-                                 hint="set RAG_EMBEDDING_PRECISION=fp32 (and rebuild the index)")
+                                 hint="pip install 'codeseam[int8]', or set RAG_EMBEDDING_PRECISION=fp32 "
+                                      "(and rebuild the index)")
         from .st import st_installed
 
         if not st_installed():

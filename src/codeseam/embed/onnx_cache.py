@@ -112,6 +112,11 @@ def ensure_int8(fp32: Path, model_dir: Path, *, threads: int = 0, recipe: str | 
     with _locked(folder / ".lock"):
         if marker.is_file():
             return folder / name
+        import importlib.util
+
+        if importlib.util.find_spec("sympy") is None:  # ONNX Runtime's fusions infer shapes with it
+            raise OnnxExportError("deriving it once needs sympy, which is not installed: "
+                                  "pip install 'codeseam[int8]'")
         tmp = Path(tempfile.mkdtemp(dir=folder, prefix=".int8-"))
         try:
             try:

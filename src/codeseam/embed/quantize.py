@@ -6,6 +6,8 @@ optimisation already fuses most of what its transformers optimizer adds (fused f
 1.06x); padding waste with length-sorted batches is a few percent and tokenizing 1-3 % of the
 time. What pays is int8 weights, chosen so that retrieval does not move:
 
+- (deriving needs sympy, the ``int8`` extra: the optimizer's shape inference uses it; without
+  it the SkipLayerNormalization fusion does not happen and the vectors would differ)
 - the graph is first fused by ONNX Runtime's transformers optimizer (``Attention``,
   ``EmbedLayerNormalization``, ``SkipLayerNormalization``, ``BiasGelu``), which needs the
   classic eager-attention pattern (``bert_onnx`` writes the graph that way);
