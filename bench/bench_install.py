@@ -112,6 +112,7 @@ def int8_check(venv: Path, work: Path, tree: Path) -> dict:
                 "print(json.dumps(out))")
         return json.loads(sh([str(venv / "bin" / "python"), "-c", code]).stdout)
 
+    subprocess.run([str(venv / "bin" / "pip"), "uninstall", "-y", "-q", "sympy", "mpmath"], capture_output=True)
     without = attempt(work / "data-int8-a")
     before = du(venv)
     sh([str(venv / "bin" / "pip"), "install", "-q", f"{tree}[int8]"])
@@ -121,6 +122,7 @@ def int8_check(venv: Path, work: Path, tree: Path) -> dict:
 def stdlib_ranks(venv: Path, work: Path) -> dict:
     """stdlib-dev in the fresh venv; per-query ranks against the committed eval.json."""
     cache = work / "eval-after"
+    shutil.rmtree(cache, ignore_errors=True)  # embedded in this venv, not read from an earlier run's cache
     env = dict(os.environ, RAG_KEEPALIVE="0", RAG_CONFIG=str(work / "none.toml"), RAG_DATA_DIR=str(work / "data-eval"))
     stdlib = sysconfig.get_paths()["stdlib"]
     sh([str(venv / "bin" / "codeseam"), "eval", str(GOLDEN), "--root", stdlib, "--variants", ",".join(VARIANTS),
@@ -171,7 +173,7 @@ def render(res: dict) -> str:
         f"imported: {res['use']['heavy_imported'] or 'none'}.",
         "",
         f"The int8 path (`RAG_EMBEDDING_PRECISION=int8`) in the same venv, from an empty data folder: without the "
-        f"`int8` extra: {res['int8']['without_extra'].get('error')}; with it (sympy, {mb(res['int8']['extra_bytes'])}): "
+        f"`int8` extra: {' '.join(str(res['int8']['without_extra'].get('error')).split())}; with it (sympy, {mb(res['int8']['extra_bytes'])}): "
         f"{res['int8']['with_extra'].get('id')} derived and a query embedded in "
         f"{res['int8']['with_extra'].get('seconds')} s; torch/transformers imported: "
         f"{', '.join(res['int8']['with_extra']['heavy']) or 'none'}.",
