@@ -25,14 +25,15 @@ What it does (everything through ``codeseam.eval``, the library behind ``codesea
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 import sysconfig
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+sys.path[:0] = [str(ROOT / "src"), str(ROOT / "bench")]
+
+from _common import commit as git_commit  # noqa: E402
 
 from codeseam.eval import metrics  # noqa: E402
 from codeseam.eval.calibrate import calibrate  # noqa: E402
@@ -62,17 +63,6 @@ LEVERS = {
     "bm25-ast+nosym": "BM25 alone, AST chunks, named definitions not first",
 }
 ENGLISH = ("symbol", "prose")
-
-
-def git_commit() -> str:
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                              text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "src"], cwd=ROOT, capture_output=True,
-                               text=True, check=True).stdout.strip()
-        return head + (" (with uncommitted changes under src/)" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def goals(res) -> tuple[list[dict], str]:

@@ -28,7 +28,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+sys.path[:0] = [str(ROOT / "src"), str(ROOT / "bench")]
+
+from _common import commit as git_commit  # noqa: E402
 
 from codeseam.eval.calibrate import calibrate, calibrate_budget  # noqa: E402
 from codeseam.eval.report import FALSE_WEAK_BUDGET, TRANSLATED_KINDS, _table, fmt  # noqa: E402
@@ -106,19 +108,6 @@ def run(sets: list[str], out: Path, variants: list[str] | None = None, repos_cac
         done["ablation"] = data
     done["seconds"] = round(time.perf_counter() - t0)
     return done
-
-
-def git_commit() -> str:
-    import subprocess
-
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
-                              check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "src"], cwd=ROOT, capture_output=True,
-                               text=True, check=True).stdout.strip()
-        return head + (" (with uncommitted changes under src/)" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def _summary(res, name: str, kind: str | None) -> dict:

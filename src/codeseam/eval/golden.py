@@ -1,10 +1,17 @@
-"""Golden sets: JSONL, one query per line (``golden/README.md``, DESIGN §8).
+"""Golden sets: JSONL, one query per line (``golden/README.md``, DESIGN §8), or a semble
+benchmark annotation file (JSON, ``golden/semble-dev/README.md``).
 
-Each record: ``{id, repo, query, kind, gold: [{path, symbol, start, end}]}``. Extra keys
+JSONL record: ``{id, repo, query, kind, gold: [{path, symbol, start, end}]}``. Extra keys
 (a ``commit`` field, for example) are ignored. Gold paths are relative to the corpus root,
 forward slashes; ``start``/``end`` are 1-based inclusive lines of the whole definition.
 A negative query (kind ``negative``) has ``gold == []``. Any problem stops the run with a
 ``ConfigError`` naming the file and line.
+
+Semble file: ``{repo, tasks: [{id, query, category, relevant: [target], secondary: [target]}]}``,
+a target ``{path, start_line, end_line}`` (both lines null for a whole file). Each task becomes
+a query of kind ``category``; relevant and secondary targets are its gold alike, matched the
+benchmark's way (``GoldSpan.suffix``: a result's path ends with the target's path at a ``/``,
+or the other way round; a whole-file target is lines 1..``WHOLE_FILE_END``).
 """
 
 from __future__ import annotations
@@ -16,6 +23,8 @@ from pathlib import Path, PurePosixPath
 from ..errors import ConfigError
 
 NEGATIVE = "negative"
+SEMBLE_KINDS = ("architecture", "semantic", "symbol")
+WHOLE_FILE_END = 10**9  # a whole-file target's end line: any hit in the file overlaps it
 
 
 @dataclass(frozen=True)
@@ -24,6 +33,11 @@ class GoldSpan:
     symbol: str
     start: int
     end: int
+    suffix: bool = False  # the benchmark's path rule (semble): either path ends with the other
+
+    @property
+    def whole_file(self) -> bool:
+        return self.start == 1 and self.end == WHOLE_FILE_END
 
 
 @dataclass(frozen=True)
@@ -40,8 +54,11 @@ class GoldQuery:
 
 
 def load_golden(path: str | Path) -> list[GoldQuery]:
-    """Read and check a golden set; the queries in file order."""
+    """Read and check a golden set (JSONL, or a semble ``.json`` file); the queries in file
+    order."""
     p = Path(path)
+    if p.suffix == ".json":
+        return load_semble(p)
     try:
         lines = p.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
@@ -110,3 +127,75 @@ def gold_paths(queries: list[GoldQuery]) -> list[str]:
 def repo_of(queries: list[GoldQuery]) -> str:
     """The repo id the set names (its first query's ``repo``)."""
     return queries[0].repo
+
+
+def is_semble_file(path: str | Path) -> bool:
+    """A semble annotation file: a ``.json`` object with ``tasks`` (not ``published.json`` or
+    ``repos.json`` beside them)."""
+    p = Path(path)
+    if p.suffix != ".json":
+        return False
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return isinstance(data, dict) and isinstance(data.get("tasks"), list)
+
+
+def load_semble(path: str | Path) -> list[GoldQuery]:
+    """Read a semble benchmark annotation file (module doc) as golden queries."""
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read golden set {p}: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{p}: not JSON ({exc.msg})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("tasks"), list):
+        raise ConfigError(f"{p}: expected a semble annotation file: an object with 'tasks'")
+    repo = data.get("repo") if isinstance(data.get("repo"), str) and data.get("repo") else p.stem
+    queries: list[GoldQuery] = []
+    seen: set[str] = set()
+    for i, task in enumerate(data["tasks"]):
+        where = f"{p} tasks[{i}]"
+        if not isinstance(task, dict) or not isinstance(task.get("query"), str) or not task["query"].strip():
+            raise ConfigError(f"{where}: 'query' must be a non-empty string")
+        qid = task.get("id") if isinstance(task.get("id"), str) and task.get("id") else f"{repo}:{i}"
+        if qid in seen:
+            raise ConfigError(f"{where}: duplicate id {qid!r}")
+        seen.add(qid)
+        category = task.get("category") if isinstance(task.get("category"), str) else _infer_category(task["query"])
+        targets = [*(task.get("relevant") or []), *(task.get("secondary") or [])]
+        gold = tuple(_target(t, f"{where} target[{j}]") for j, t in enumerate(targets))
+        if not gold:
+            raise ConfigError(f"{where}: a task needs at least one relevant target")
+        queries.append(GoldQuery(qid, repo, task["query"], category, gold))
+    if not queries:
+        raise ConfigError(f"golden set {p} holds no queries")
+    return queries
+
+
+def _infer_category(query: str) -> str:
+    """The benchmark's rule for a task without a category."""
+    if " " not in query.strip():
+        return "symbol"
+    low = query.lower()
+    return "architecture" if low.startswith("how ") else "semantic"
+
+
+def _target(t: object, where: str) -> GoldSpan:
+    if isinstance(t, str):
+        t = {"path": t}
+    if not isinstance(t, dict) or not isinstance(t.get("path"), str) or not t["path"]:
+        raise ConfigError(f"{where}: expected a path or {{path, start_line, end_line}}")
+    path = t["path"].replace("\\", "/").strip("/")
+    start, end = t.get("start_line"), t.get("end_line")
+    if start is None or end is None:
+        return GoldSpan(path, "", 1, WHOLE_FILE_END, suffix=True)
+    try:
+        a, b = int(start), int(end)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{where}: start_line/end_line must be integers or null") from None
+    if not 1 <= a <= b:
+        raise ConfigError(f"{where}: start_line/end_line must satisfy 1 <= start <= end")
+    return GoldSpan(path, "", a, b, suffix=True)

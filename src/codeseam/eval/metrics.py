@@ -18,11 +18,18 @@ a function of those ranks:
 - abstain rate = share of negatives flagged weak; false-weak rate = share of positives
   flagged weak.
 
+- NDCG@10 (the semble benchmark's metric, for sets whose gold are several targets that all
+  count): each gold range is a target, found at the rank of the first result that overlaps
+  it; DCG sums ``1 / log2(rank + 1)`` over the distinct ranks at which targets are found
+  (ranks <= 10), the ideal DCG puts ``min(10, targets)`` at ranks 1..n. For a set whose gold
+  lists alternatives (any one is the answer) it is reported but means less than MRR.
+
 Averages are macro (over queries), per kind and overall (all non-negative queries).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -37,16 +44,37 @@ OVERALL = "overall"
 KIND_ORDER = ("symbol", "prose", "prose-tr", "prose-de")
 
 
+NDCG_K = 10
+
+
+def path_matches(path: str, g: GoldSpan) -> bool:
+    """Same path; for a ``suffix`` gold (the semble benchmark's rule) either path may end
+    with the other at a ``/``."""
+    if path == g.path:
+        return True
+    return g.suffix and (path.endswith("/" + g.path) or g.path.endswith("/" + path))
+
+
 def overlaps(r: Result, g: GoldSpan) -> bool:
-    return r[0] == g.path and r[1] <= g.end and g.start <= r[2]
+    return path_matches(r[0], g) and r[1] <= g.end and g.start <= r[2]
 
 
 def contains_whole(r: Result, g: GoldSpan) -> bool:
-    return r[0] == g.path and r[1] <= g.start and r[2] >= g.end
+    return path_matches(r[0], g) and r[1] <= g.start and r[2] >= g.end
 
 
 def same_file(r: Result, g: GoldSpan) -> bool:
-    return r[0] == g.path
+    return path_matches(r[0], g)
+
+
+def ndcg(target_ranks: Sequence[int | None], k: int = NDCG_K) -> float | None:
+    """NDCG@k from each target's first rank (module doc); None for no target."""
+    if not target_ranks:
+        return None
+    found = {r for r in target_ranks if r is not None and r <= k}
+    dcg = sum(1.0 / math.log2(r + 1) for r in found)
+    ideal = sum(1.0 / math.log2(i + 1) for i in range(1, min(k, len(target_ranks)) + 1))
+    return dcg / ideal
 
 
 def first_rank(results: Sequence[Result], gold: Sequence[GoldSpan], match) -> int | None:
@@ -71,6 +99,11 @@ class Outcome:
     best_similarity: float | None
     results: tuple[Result, ...]
     evidence: float | None = None  # the score the weak flag was decided on (None: the similarity)
+    target_ranks: tuple[int | None, ...] = ()  # per gold range, the first overlapping rank
+
+    @property
+    def ndcg(self) -> float | None:
+        return ndcg(self.target_ranks)
 
     @property
     def weak_score(self) -> float | None:
@@ -88,6 +121,7 @@ def outcome(query: GoldQuery, results: Sequence[Result], weak: bool | None,
         file_rank=first_rank(results, g, same_file), weak=weak,
         best_similarity=None if best_similarity is None else float(best_similarity),
         results=results, evidence=None if evidence is None else float(evidence),
+        target_ranks=tuple(first_rank(results, (t,), overlaps) for t in g),
     )
 
 
@@ -119,6 +153,7 @@ def group_metrics(outcomes: Sequence[Outcome], ks: Sequence[int]) -> dict:
         out[f"file_recall@{k}"] = _mean(hit_at(o.file_rank, k) for o in outcomes)
     out["mrr"] = _mean(reciprocal_rank(o.rank, MRR_CUTOFF) for o in outcomes)
     out["mrr@10"] = _mean(reciprocal_rank(o.rank, MRR10_CUTOFF) for o in outcomes)
+    out["ndcg@10"] = _mean(o.ndcg for o in outcomes if o.ndcg is not None)
     out["false_weak"] = _rate([o.weak for o in outcomes])
     return out
 

@@ -61,6 +61,9 @@ def _query_json(o: metrics.Outcome, hits: int = metrics.CURVE_K) -> dict:
     out = {"id": o.id, "kind": o.kind, "rank": o.rank, "whole_rank": o.whole_rank, "file_rank": o.file_rank,
            "weak": o.weak, "best_similarity": None if o.best_similarity is None else round(o.best_similarity, 6),
            "evidence": None if o.evidence is None else round(o.evidence, 6)}
+    if len(o.target_ranks) > 1:
+        out["target_ranks"] = list(o.target_ranks)
+        out["ndcg@10"] = None if o.ndcg is None else round(o.ndcg, 6)
     if hits:
         out["hits"] = [f"{p}:{a}-{b}" for p, a, b in o.results[:hits]]
     return out

@@ -118,7 +118,11 @@ def _run_spec(spec: IndexSpec, variants: list[Variant], base: Settings, corpus_r
         result.indexes[spec.key] = session.info
         result.run.setdefault("index_seconds", {})[spec.key] = round(time.perf_counter() - t0, 2)
         result.run.setdefault("index_report", {})[spec.key] = session.report
-        return [_run_variant(v, session, result.queries, result.repo_id, progress) for v in variants]
+        from .memo import MemoEmbedder, MemoStore
+
+        memo = _Session(MemoStore(session.store), MemoEmbedder(session.embedder), session.settings, session.info,
+                        session.report, session.closer)
+        return [_run_variant(v, memo, result.queries, result.repo_id, progress) for v in variants]
     finally:
         session.close()
 

@@ -59,13 +59,19 @@ class SuiteResult:
 
 
 def suite_sets(golden_dir: str | Path) -> list[Path]:
-    """The golden sets of a suite folder: its ``*.jsonl`` files, by name."""
+    """The golden sets of a suite folder, by name: its ``*.jsonl`` files, and its semble
+    annotation files (``*.json`` holding ``tasks``; ``published.json`` and ``repos.json`` are
+    not sets)."""
+    from .golden import is_semble_file
+
     d = Path(golden_dir)
     sets = sorted(p for p in d.glob("*.jsonl") if p.is_file())
+    sets += sorted(p for p in d.glob("*.json") if p.is_file() and is_semble_file(p))
     if not sets:
-        raise ConfigError(f"golden suite {d} holds no *.jsonl sets",
-                          hint="pass a golden set file, or a folder with one <repo>.jsonl per repository")
-    return sets
+        raise ConfigError(f"golden suite {d} holds no *.jsonl sets or semble annotation files",
+                          hint="pass a golden set file, or a folder with one <repo>.jsonl (or semble "
+                               "<repo>.json) per repository")
+    return sorted(sets, key=lambda p: p.name)
 
 
 def run_suite(golden_dir: str | Path, corpora_root: str | Path, *, variants: str | Sequence[str] | None = None,

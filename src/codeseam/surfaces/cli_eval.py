@@ -1,7 +1,8 @@
 """`codeseam eval GOLDEN --root CORPUS_DIR [--k 1,5,10] [--variants ...] [--out DIR]`.
 
-GOLDEN is one golden set (a JSONL file) or a suite (a folder of ``<repo>.jsonl`` sets, each
-over ``<root>/<repo>/``, such as ``golden/repos-dev/``).
+GOLDEN is one golden set (a JSONL file, or a semble benchmark ``.json`` file) or a suite (a
+folder of ``<repo>.jsonl`` sets, or of semble ``<repo>.json`` files, each over
+``<root>/<repo>/``, such as ``golden/repos-dev/`` or ``golden/semble-dev/``).
 """
 
 from __future__ import annotations
@@ -72,7 +73,10 @@ def eval_cmd(golden: str, root: str, ks: str, variants: str, out: str | None, co
     \b
     GOLDEN is a golden set (JSONL) or a suite: a folder of <repo>.jsonl sets, each
     run over its own whole corpus <root>/<repo>/ and reported per repository and
-    pooled (e.g. golden/repos-dev with --root corpora).
+    pooled (e.g. golden/repos-dev with --root corpora). A folder in the semble
+    benchmark's format (golden/semble-dev with --root corpora/semble) is reported
+    as the benchmark does: NDCG@10 per repository and category, the mean of the
+    repository means, beside the published systems of its published.json.
     Indexes the corpus into the eval's own index (never yours), reused across runs
     when nothing changed; runs every query per variant (top 20) and reports
     Recall@k, whole@k, file-Recall@k, MRR, and for negatives the abstain rate
@@ -133,20 +137,30 @@ def _suite(golden, root, k_values, variants, out, corpus, repos, cache_dir, as_j
     with progress.index:
         suite = run_suite(golden, root, variants=variants, ks=k_values, settings=settings, cache_dir=cache_dir,
                           corpus=corpus, repos=wanted, progress=progress)
+    from ..eval import semble
+
     pooled = suite.pooled
     cal = calibration(pooled, "hybrid-ast") or calibration(pooled)
     out_dir = Path(out) if out else Path(suite.cache_dir) / "report"
-    extra = {"calibration": cal[0]} if cal else None
-    paths = write_suite_report(suite, out_dir, settings=settings, sections=[cal[1]] if cal else [],
-                               extra_json=extra)
+    extra = {"calibration": cal[0]} if cal else {}
+    sections = [cal[1]] if cal else []
+    bench = semble.is_semble_suite(suite)
+    if bench:
+        table = semble.markdown(suite, title="The semble benchmark: NDCG@10", golden_dir=golden)
+        sections.insert(0, table.replace("# The semble", "## The semble", 1))
+        extra["semble"] = semble.summary_json(suite, golden_dir=golden)
+    paths = write_suite_report(suite, out_dir, settings=settings, sections=sections, extra_json=extra or None)
     if as_json:
-        data = suite_json(suite, settings=settings, extra=extra)
+        data = suite_json(suite, settings=settings, extra=extra or None)
         for v in data["variants"].values():
             v.pop("queries", None)
         data["files"] = [str(p) for p in paths]
         emit_json(data)
         return
-    click.echo(per_repo_long_table(suite))
+    if bench:
+        click.echo(semble.markdown(suite, title="The semble benchmark: NDCG@10", golden_dir=golden))
+    else:
+        click.echo(per_repo_long_table(suite))
     for r in pooled.results:
         if r.skipped:
             click.echo(f"skipped {r.name}: {r.skipped}", err=True)
