@@ -199,7 +199,7 @@ def main() -> None:
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     res = {"before_commit": args.before, "after_commit": sh(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT).stdout.strip(),
-           "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "load": "load average %.1f at start" % os.getloadavg()[0]}
+           "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "load": f"load average {os.getloadavg()[0]:.1f} at start"}
     partial = work / "partial.json"  # the installs and the index run, kept for --resume
     if args.resume and partial.exists():
         res.update({k: v for k, v in json.loads(partial.read_text()).items() if k in ("after", "before", "use")})

@@ -59,10 +59,10 @@ def run_arm(cache: Path, size: int, order: str, threads: int) -> dict:
                 out["backfill_start_s"] = now
                 out["rows"] = {name: ix.store.pending_count("corpus", **where) for name, where in backfill.tiers(
                     ("source", "test", "docs", "example"))}
-            elif event == "embedded":
-                if "source_done_s" not in out and ix.store.pending_count("corpus", roles=["source"]) == 0:
-                    out["source_done_s"] = round(time.perf_counter() - t0, 1)
-                    out["embedded_at_source_done"] = ix.store.dense_progress("corpus")["embedded"]
+            elif (event == "embedded" and "source_done_s" not in out
+                  and ix.store.pending_count("corpus", roles=["source"]) == 0):
+                out["source_done_s"] = round(time.perf_counter() - t0, 1)
+                out["embedded_at_source_done"] = ix.store.dense_progress("corpus")["embedded"]
 
         report = ix.index(corpus, repo_id="corpus", progress=progress)
         out["all_dense_s"] = round(time.perf_counter() - t0, 1)

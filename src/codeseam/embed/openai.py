@@ -50,8 +50,6 @@ def preset_of(model: str) -> Preset | None:
 
 
 class OpenAIEmbedder(BaseEmbedder):
-    max_tokens = None  # the server's tokenizer is unknown here (a preset names the limit)
-
     def __init__(self, base_url: str, model: str, *, api_key: str = "", batch_size: int = 32,
                  timeout: float = 60.0, dim: int = 0, attempts: int = 4,
                  backoff: float = 0.5) -> None:

@@ -34,7 +34,7 @@ import contextlib
 import logging
 import re
 from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,8 @@ next run's row census finds (``indexing/plan.py``).
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 from . import schema as sch
 from .expr import all_of, eq, is_in, literal
