@@ -8,6 +8,10 @@ on the dev sets, the weak-evidence calibration of its id, and index speed side b
     RAG_EMBEDDING_BACKEND=e5 ... codeseam eval ../shared/golden/repos-dev --root ../shared/corpora \\
         --repos testify --variants hybrid-ast,dense-ast,bm25-ast --cache-dir bench/.cache/e5/repos \\
         --out bench/.cache/e5/repos-report
+    # semble-dev (the four smallest repositories), both models:
+    codeseam eval ../shared/golden/semble-dev --root ../shared/corpora/semble --repos express,sinatra,xmonad,http-dart \
+        --variants hybrid-ast,dense-ast,bm25-ast --cache-dir bench/.cache/semble/minilm --out bench/.cache/semble/minilm-report
+    RAG_EMBEDDING_BACKEND=e5 ... (same) --cache-dir bench/.cache/semble/e5 --out bench/.cache/semble/e5-report
     # 2. this script: speed side by side, then the report
     python bench/bench_e5.py [--speed-files 4] [--out bench/results]
 
@@ -71,6 +75,19 @@ def quality(e5_runs: dict[str, Path]) -> dict:
                 if v in ref[name]["variants"] else []
             out[name]["variants"][v] = {"e5": by_kind(mine), "minilm": by_kind(theirs) if theirs else None,
                                         "n": len(mine)}
+    return out
+
+
+def semble(minilm: Path, e5: Path) -> dict | None:
+    """semble-dev NDCG@10 (the benchmark's way: mean of repository means), both models run here."""
+    if not (minilm.exists() and e5.exists()):
+        return None
+    out: dict = {}
+    for model, path in (("minilm", minilm), ("e5", e5)):
+        data = json.loads(path.read_text())["semble"]
+        out["repos"] = data["repos"]
+        out[model] = {r["system"]: {k: r[k] for k in ("overall", "architecture", "semantic", "symbol")}
+                      for r in data["summary"] if r["source"] == "codeseam"}
     return out
 
 
@@ -150,6 +167,18 @@ def render(res: dict) -> str:
               f"{fmt(c['budget']['false_weak_translated'])} translated. Balanced-accuracy optimum "
               f"{c['balanced']['threshold']} (abstain {c['balanced']['abstain']:.3f}, false-weak "
               f"{c['balanced']['false_weak']:.3f}).", ""]
+    sm = res.get("semble")
+    if sm:
+        lines += [f"## semble-dev, {len(sm['repos'])} repositories ({', '.join(sm['repos'])}): NDCG@10", "",
+                  "Both models run here with `codeseam eval ../shared/golden/semble-dev --root ../shared/corpora/semble "
+                  f"--repos {','.join(sm['repos'])}` (the smallest four: an e5 index of all 24 takes hours here).", "",
+                  "| variant | model | overall | architecture | semantic | symbol |", "|---|---|---:|---:|---:|---:|"]
+        for v in VARIANTS:
+            for m in ("minilm", "e5"):
+                r = sm[m].get(v, {})
+                lines.append(f"| {v} | {m} | " + " | ".join(fmt(r.get(k)) for k in
+                                                            ("overall", "architecture", "semantic", "symbol")) + " |")
+        lines.append("")
     sp = res.get("speed")
     if sp:
         lines += ["## Index speed, side by side", "",
@@ -172,6 +201,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--stdlib", default=str(CACHE / "stdlib-report" / "eval.json"))
     ap.add_argument("--repos", default=str(CACHE / "repos-report" / "eval.json"))
+    ap.add_argument("--semble-minilm", default=str(ROOT / "bench/.cache/semble/minilm-report/eval.json"))
+    ap.add_argument("--semble-e5", default=str(ROOT / "bench/.cache/semble/e5-report/eval.json"))
     ap.add_argument("--speed-files", type=int, default=4, help="0: keep the speed of the last run")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
     args = ap.parse_args()
@@ -182,6 +213,7 @@ def main() -> None:
            "commit": subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
                                     text=True).stdout.strip(),
            "quality": quality(runs), "calibration": calibration(runs),
+           "semble": semble(Path(args.semble_minilm), Path(args.semble_e5)),
            "speed": speed(args.speed_files) if args.speed_files else old.get("speed"), "notes": old.get("notes")}
     (out / "e5.json").write_text(json.dumps(res, indent=1) + "\n")
     (out / "e5.md").write_text(render(res))
