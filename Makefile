@@ -12,9 +12,10 @@ export TRANSFORMERS_OFFLINE := 1
 $(BIN)/codeseam: pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade "pip>=24"
+	# the tests compare the torch-free ONNX graph with torch, so the dev venv has the st extra:
 	# torch first, pinned to the CPU build (a loose requirement pulls a CUDA build)
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e '.[dev,st]'
 	@touch $@
 
 setup: $(BIN)/codeseam

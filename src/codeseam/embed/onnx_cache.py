@@ -1,16 +1,20 @@
-"""ONNX export of a sentence-transformers model, a cache for it, and an ONNX Runtime encoder.
+"""The bundled model's ONNX graph, a cache for it, and an ONNX Runtime encoder (no torch).
 
-Why: importing sentence-transformers (torch) takes seconds, far over the cold-search
-budget. The same model exported to ONNX loads with onnxruntime + ``tokenizers`` only.
+Why ONNX: importing sentence-transformers (torch) takes seconds, far over the cold-search
+budget, and torch is a multi-GB install. The graph runs with onnxruntime + ``tokenizers``.
 
-- The export runs once (torch, legacy TorchScript exporter): the transformer plus the
-  pooling that the model's ``1_Pooling/config.json`` names (mean, CLS or max), so the graph
-  outputs the raw sentence vector. It is checked against the torch model on probe texts
-  (cosine >= ``MIN_COSINE``) before it is published; a failed check is an export failure.
+- The graph is written once from the model folder, without torch: ``bert_onnx`` reads the
+  weights (``safetensors``' numpy API) and ``config.json`` and writes the BERT encoder plus
+  the pooling that ``1_Pooling/config.json`` names (mean, CLS or max), so the graph outputs
+  the raw sentence vector. Before it is published it is checked against the torch vectors of
+  the probe texts kept in ``minilm_reference.json`` (cosine >= ``MIN_COSINE``) when the model
+  files are the ones those vectors were made from; a failed check is a build failure. (Until
+  format 2 the graph was exported from torch; the graph written here gives the same vectors,
+  fp32 and int8: tests/test_embed_bundled.py compares it with torch wherever torch is.)
 - The cache lives under ``<data_path>/models/onnx/<name>-<hash>-f<format>/`` where ``hash`` is the
   SHA-256 of the model files (memoised by size and mtime in ``models/hashes.json`` so a
   cold query does not re-read 90 MB). ``meta.json`` is written last: a folder without it
-  is incomplete and ignored. Concurrent exporters are serialised with a lock file.
+  is incomplete and ignored. Concurrent builders are serialised with a lock file.
 """
 
 from __future__ import annotations
@@ -23,19 +27,19 @@ import logging
 import os
 import shutil
 import tempfile
-import warnings
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
 log = logging.getLogger(__name__)
 
-EXPORT_FORMAT = 2  # bump when the exported graph changes; old caches are then ignored
+EXPORT_FORMAT = 3  # bump when the written graph changes; old caches are then ignored
 # 2: eager attention in the export (the int8 fast path fuses it; fp32 vectors unchanged)
+# 3: written by bert_onnx without torch (fp32 and int8 vectors identical to format 2's)
 # the int8 graph is model-int8-<recipe>.onnx, published with <that name>.json written last
 # (like meta.json: no marker, no usable graph)
-OPSET = 17
 WEIGHTS = "model.onnx.data"
 MIN_COSINE = 0.9999
 POOLING_MODES = {"mean": "pooling_mode_mean_tokens", "cls": "pooling_mode_cls_token",
@@ -47,8 +51,11 @@ PROBES = (
 )
 
 
+REFERENCE = Path(__file__).with_name("minilm_reference.json")
+
+
 class OnnxExportError(Exception):
-    """The model could not be exported (or the export does not match torch)."""
+    """The graph could not be written (or it does not give the reference vectors)."""
 
 
 # -- model identity ------------------------------------------------------------------------
@@ -106,6 +113,11 @@ def ensure_int8(fp32: Path, model_dir: Path, *, threads: int = 0, recipe: str | 
     with _locked(folder / ".lock"):
         if marker.is_file():
             return folder / name
+        import importlib.util
+
+        if importlib.util.find_spec("sympy") is None:  # ONNX Runtime's fusions infer shapes with it
+            raise OnnxExportError("deriving it once needs sympy, which is not installed: "
+                                  "pip install 'codeseam[int8]'")
         tmp = Path(tempfile.mkdtemp(dir=folder, prefix=".int8-"))
         try:
             try:
@@ -176,97 +188,68 @@ def pooling_mode(model_dir: Path) -> str:
 
 
 def export_onnx(model_dir: Path, folder: Path, *, threads: int = 0) -> dict[str, Any]:
-    """Export the model at ``model_dir`` into ``folder`` (``model.onnx`` + its weights file),
-    verified against torch before the files are moved into place. Returns the metadata."""
+    """Write the graph of the model at ``model_dir`` into ``folder`` (``model.onnx`` + its
+    weights file), checked against the reference vectors before the files are moved into
+    place. Returns the metadata."""
+    from . import bert_onnx
+
     mode = pooling_mode(model_dir)
     tmp = Path(tempfile.mkdtemp(dir=folder, prefix=".export-"))
     try:
-        model = _export(model_dir, tmp / "model.onnx", mode, threads)
         try:
-            cosine = _verify(model, tmp / "model.onnx", model_dir, threads)
+            import onnx
+
+            config, weights = bert_onnx.load_bert(model_dir)
+            model = bert_onnx.bert_graph(config, weights, mode)
+            onnx.save_model(model, str(tmp / "model.onnx"), save_as_external_data=True,
+                            all_tensors_to_one_file=True, location=WEIGHTS, size_threshold=1024)
+        except Exception as exc:
+            raise OnnxExportError(f"cannot write the ONNX graph: {type(exc).__name__}: {exc}") from exc
+        try:
+            cosine = _verify(tmp / "model.onnx", model_dir, threads)
         except OnnxExportError:
             raise
         except Exception as exc:
-            raise OnnxExportError(f"exported model fails to run: {type(exc).__name__}: {exc}") from exc
+            raise OnnxExportError(f"the ONNX graph fails to run: {type(exc).__name__}: {exc}") from exc
         for name in (WEIGHTS, "model.onnx"):  # new inodes: a process using the old ones is safe
             os.replace(tmp / name, folder / name)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    import torch
-
-    return {"format": EXPORT_FORMAT, "opset": OPSET, "pooling": mode, "min_cosine": cosine,
-            "torch": torch.__version__, "source": str(model_dir)}
+    return {"format": EXPORT_FORMAT, "opset": bert_onnx.OPSET, "pooling": mode, "builder": "bert_onnx",
+            "min_cosine": cosine, "source": str(model_dir)}
 
 
-def _export(model_dir: Path, dest: Path, mode: str, threads: int) -> Any:
-    """torch.onnx.export of transformer + pooling; weights saved as external data (loads
-    about twice as fast as one big protobuf). Returns the torch model for verification."""
-    from .st import load_sentence_transformer
-
-    try:
-        import onnx
-        import torch
-
-        model = load_sentence_transformer(str(model_dir), threads=threads, local_files_only=True)
-        transformer = model[0].auto_model
-        # eager attention exports as plain MatMul/Softmax nodes, which ONNX Runtime's
-        # transformers optimizer fuses into one Attention op (the int8 path needs that)
-        if hasattr(transformer, "set_attn_implementation"):
-            transformer.set_attn_implementation("eager")
-        wrapper = _pooled_model_class()(transformer, mode).eval()
-        single = dest.with_name("single.onnx")
-        sample = tuple(torch.ones((2, 8), dtype=torch.long) for _ in _INPUTS)
-        axes = {k: {0: "batch", 1: "seq"} for k in _INPUTS} | {"embedding": {0: "batch"}}
-        with warnings.catch_warnings(), torch.no_grad():
-            warnings.simplefilter("ignore")
-            torch.onnx.export(wrapper, sample, str(single), dynamo=False,
-                              input_names=list(_INPUTS), output_names=["embedding"],
-                              dynamic_axes=axes, opset_version=OPSET)
-        onnx.save_model(onnx.load(str(single)), str(dest), save_as_external_data=True,
-                        all_tensors_to_one_file=True, location=WEIGHTS, size_threshold=1024)
-        single.unlink()
-    except Exception as exc:
-        raise OnnxExportError(f"torch.onnx.export failed: {type(exc).__name__}: {exc}") from exc
-    return model
+def reference_vectors(model_dir: Path) -> np.ndarray | None:
+    """The torch vectors of ``PROBES`` for this model (``minilm_reference.json``), or None
+    when the model files are not the ones they were made from."""
+    ref = _read_json(REFERENCE)
+    if not ref or ref.get("probes") != list(PROBES):
+        return None
+    if model_files_hash(model_dir) != ref.get("model_sha256"):
+        return None
+    return np.asarray(ref["vectors"], dtype=np.float32)
 
 
-_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
-
-
-def _pooled_model_class() -> type:
-    import torch
-
-    class PooledModel(torch.nn.Module):
-        def __init__(self, transformer: Any, mode: str) -> None:
-            super().__init__()
-            self.transformer, self.mode = transformer, mode
-
-        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
-            tokens = self.transformer(input_ids=input_ids, attention_mask=attention_mask,
-                                      token_type_ids=token_type_ids)[0]
-            if self.mode == "cls":
-                return tokens[:, 0]
-            mask = attention_mask.unsqueeze(-1).to(tokens.dtype)
-            if self.mode == "max":
-                return (tokens - (1.0 - mask) * 1e9).max(dim=1).values
-            return (tokens * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
-
-    return PooledModel
-
-
-def _verify(model: Any, onnx_path: Path, model_dir: Path, threads: int) -> float:
-    """Lowest cosine between torch and ONNX vectors of the probe texts."""
+def _verify(onnx_path: Path, model_dir: Path, threads: int) -> float | None:
+    """Lowest cosine between the graph's and the reference vectors of the probe texts; None
+    (with a log line) for a model without reference vectors."""
     from .tokens import model_tokenizer
 
-    tok = model_tokenizer(model_dir / "tokenizer.json", int(model.max_seq_length))
+    ref = reference_vectors(model_dir)
+    tok = model_tokenizer(model_dir / "tokenizer.json", _max_seq(model_dir))
     ours = OnnxEncoder(onnx_path, tok, threads=threads).encode(list(PROBES))
-    ref = model.encode(list(PROBES), convert_to_numpy=True, show_progress_bar=False,
-                       normalize_embeddings=False)
+    if ref is None:
+        log.info("no reference vectors for the model in %s: the ONNX graph is not checked", model_dir)
+        return None
     cos = np.sum(ours * ref, axis=1) / (np.linalg.norm(ours, axis=1) * np.linalg.norm(ref, axis=1))
     worst = float(cos.min())
     if worst < MIN_COSINE:
-        raise OnnxExportError(f"ONNX export disagrees with torch (cosine {worst:.6f})")
+        raise OnnxExportError(f"the ONNX graph disagrees with the reference vectors (cosine {worst:.6f})")
     return worst
+
+
+def _max_seq(model_dir: Path) -> int:
+    return int((_read_json(model_dir / "sentence_bert_config.json") or {}).get("max_seq_length", 256))
 
 
 # -- inference -----------------------------------------------------------------------------

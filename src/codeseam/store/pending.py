@@ -11,22 +11,25 @@ next run's row census finds (``indexing/plan.py``).
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 from . import schema as sch
-from .expr import all_of, eq
+from .expr import all_of, eq, is_in, literal
 from .model import check_repo_id, check_vectors
 
 
 class PendingRows:
     """Mixin of ``Store``: needs ``self._m``, ``self.names`` and ``self.meta``."""
 
-    def pending_rows(self, repo_id: str, limit: int) -> list[dict[str, Any]]:
+    def pending_rows(self, repo_id: str, limit: int, roles: Sequence[str] | None = None,
+                     other_than: Sequence[str] = ()) -> list[dict[str, Any]]:
         """Up to ``limit`` chunk rows of ``repo_id`` without their dense vector (smallest ids
-        first), with every stored field."""
+        first), with every stored field; only rows whose file role is in ``roles`` (when
+        given) and not in ``other_than``."""
         check_repo_id(repo_id)
-        return self._m.query(self.names.chunks, all_of(eq("repo_id", repo_id), sch.DENSE_PENDING), ["*"],
-                             limit=limit)
+        return self._m.query(self.names.chunks, all_of(eq("repo_id", repo_id), sch.DENSE_PENDING,
+                                                       _roles(roles, other_than)), ["*"], limit=limit)
 
     def put_vectors(self, rows: Sequence[Mapping[str, Any]], vectors: Sequence[Sequence[float]]) -> None:
         """Rewrite rows read by :meth:`pending_rows` with their unit vectors."""
@@ -43,10 +46,12 @@ class PendingRows:
             sizes.append(len(new.get("text", "")) + len(new.get("indexed_text", "")) + 4 * self.meta.dim + 256)
         self._m.upsert(self.names.chunks, out, sizes, point="insert")
 
-    def pending_count(self, repo_id: str) -> int:
-        """Chunk rows of ``repo_id`` still without their dense vector."""
+    def pending_count(self, repo_id: str, roles: Sequence[str] | None = None,
+                      other_than: Sequence[str] = ()) -> int:
+        """Chunk rows of ``repo_id`` still without their dense vector (of those roles)."""
         check_repo_id(repo_id)
-        return self._m.count(self.names.chunks, all_of(eq("repo_id", repo_id), sch.DENSE_PENDING))
+        return self._m.count(self.names.chunks, all_of(eq("repo_id", repo_id), sch.DENSE_PENDING,
+                                                       _roles(roles, other_than)))
 
     def dense_progress(self, repo_id: str) -> dict[str, int]:
         """How far indexing of ``repo_id`` has got: files with their chunk rows written,
@@ -56,3 +61,10 @@ class PendingRows:
         return {"files": self._m.count(self.names.files, all_of(repo, "n_chunks >= 0")),
                 "chunks": self._m.count(self.names.chunks, repo),
                 "embedded": self._m.count(self.names.chunks, all_of(repo, sch.DENSE_READY))}
+
+
+def _roles(roles: Sequence[str] | None, other_than: Sequence[str]) -> str | None:
+    parts = [is_in("role", roles) if roles is not None else None,
+             # "not (role in [...])" is not supported by Milvus Lite 2.5.1; "not in" is
+             f"role not in [{', '.join(literal(r) for r in other_than)}]" if other_than else None]
+    return all_of(*parts) if any(parts) else None
