@@ -63,6 +63,30 @@ _FLAGS = {"frag": ("merge", False), "rawq": ("split_query", False), "sym": ("sym
           "expand": ("expand", True), "noexpand": ("expand", False)}
 
 
+# issue 20's levers: +sat<X> (a file's later candidates count X**n), +free<N> (candidates of one
+# file before saturation), +coh<X> (file coherence), +path<X> (query words in the file or folder
+# name), +decl<X> (declarations of a looked-up name), +sdw<X> (dense weight for one-name queries),
+# +head<N> (candidates whose pieces may be expanded), +fetch (declarations fetched by symbol)
+_NUMERIC_OPTION = re.compile(r"^([a-z]+?)(\d*\.?\d+)$")
+_NUMERIC = {"sat": ("saturation", float), "free": ("saturation_free", int), "coh": ("coherence", float),
+            "path": ("path_weight", float), "decl": ("decl_weight", float), "sdw": ("symbol_dense_weight", float),
+            "head": ("expand_head", int), "legacy": ("legacy", float), "mod": ("module_weight", float),
+            "gap": ("saturation_gap", float), "tdw": ("topic_dense_weight", float)}
+_NEW_FLAGS = {"fetch": ("decl_fetch", True), "fam": ("family", True),
+              "nofam": ("family", False), "norare": ("rare_exempt", False),
+              "topic": ("file_levers", "topic"), "topsym": ("file_levers", "topic+symbol"),
+              "pathtop": ("path_levers", "topic+symbol"), "forms": ("forms", True),
+              "dstrip": ("dense_strip", True), "chg": ("strip_change", "only"),
+              "chgq": ("strip_change", "change"),
+              "nochg": ("strip_change", False), "rare": ("rare_exempt", True), "noforms": ("forms", False),
+              "fileall": ("file_levers", "all"), "pathall": ("path_levers", "all"), "nofetch": ("decl_fetch", False)}
+
+
+# What the plain baselines switch off: everything but fusion (the query as typed, no prior).
+PLAIN_OPTIONS = {"split_query": False, "role_prior": False, "forms": False, "strip_change": False,
+                 "path_weight": 0.0, "decl_weight": 0.0, "saturation": 1.0, "coherence": 0.0, "legacy": 1.0}
+
+
 @dataclass(frozen=True)
 class IndexSpec:
     """One index: chunker, enrichment, and whether it is the plain BM25 baseline."""
@@ -112,6 +136,15 @@ def parse_variant(name: str) -> Variant:
     settings: dict[str, Any] = {}
     options: dict[str, Any] = {}
     for opt in filter(None, opts.split("+")):
+        n = _NUMERIC_OPTION.match(opt)
+        if n and n.group(1) in _NUMERIC:
+            field_name, cast = _NUMERIC[n.group(1)]
+            options[field_name] = cast(n.group(2))
+            continue
+        if opt in _NEW_FLAGS:
+            key, value = _NEW_FLAGS[opt]
+            options[key] = value
+            continue
         o = _OPTION.match(opt)
         if not o:
             raise ConfigError(f"unknown option +{opt} in variant {name!r}",
@@ -149,9 +182,9 @@ def parse_variant(name: str) -> Variant:
         else:
             key, value = _FLAGS[opt]
             options[key] = value
-    if plain:  # the naive baselines: the query as typed, no prior
-        options.setdefault("split_query", False)
-        options.setdefault("role_prior", False)
+    if plain:  # the naive baselines: the query as typed, no prior, no ranking stack
+        for key, value in PLAIN_OPTIONS.items():
+            options.setdefault(key, value)
     spec = IndexSpec(chunker=chunker, enrich=enriched, plain=plain)
     return Variant(name.strip(), mode, spec, tuple(sorted(settings.items())), tuple(sorted(options.items())))
 

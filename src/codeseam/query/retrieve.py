@@ -19,13 +19,15 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from . import rank
-from .analysis import NOISE_WORDS, bm25_query, is_lookup, names_definition, query_names, strip_noise
+from .analysis import NOISE_WORDS, analyze, bm25_query, is_lookup, names_definition, query_names, strip_noise
 from .evidence import DEFAULT_WEAK_THRESHOLD, SIMILARITY_THRESHOLDS, is_weak, weak_threshold
 from .fusion import Span, dedupe, rrf, weighted
 from .pieces import SPLIT_KINDS, Piece, as_piece, expand_pieces, merge_pieces
 from .rank import CHANGE_WORDS, RARE_WORD
 
 MODES = ("hybrid", "dense", "bm25")
+DEPTH = 80  # candidates per signal (dense, BM25): fixed, so a page does not depend on k
+EXPAND_HEAD = 20  # candidates whose pieces may become their whole definition
 
 # Dense weight for fusion when the result is weak: the dense model found nothing close to the
 # query (a language it was not trained on, or nothing relevant indexed), so its ranking says
@@ -62,14 +64,15 @@ class RetrieveOptions:
     floor and the rarest query word) or ``similarity`` (the best dense similarity alone).
     """
 
-    depth: int | None = None
+    depth: int | None = None  # None: DEPTH (at least k), the same for every k
     split_query: bool = True
     merge: bool = True
     symbols_first: bool = True
     symbol_bonus: float | None = 1.0
     expand: bool = True
     strip_noise: bool = True
-    strip_change: bool = False
+    strip_change: bool | str = "change"  # "change": rank.CHANGE_WORDS out of a change description's BM25
+    # query (analysis.is_change); True: out of every query; "only": rank.CHANGE_ONLY; False: kept
     role_scale: float | None = None
     weak_dense_weight: float | None = WEAK_DENSE_WEIGHT
     role_prior: bool = True
@@ -78,6 +81,25 @@ class RetrieveOptions:
     def_weight: float = 0.5
     kind_prior: bool = True
     weak_signal: str = "evidence"
+    # issue 20 levers (each measured alone on the three dev sets; see bench/bench_rank.py)
+    expand_head: int | None = None  # candidates whose pieces may be expanded (None: EXPAND_HEAD, at least k)
+    saturation: float = 0.5  # a file's n-th candidate past ``saturation_free`` counts saturation**n
+    saturation_free: int = 1
+    coherence: float = 0.1  # each file's best candidate gains coherence * top * file share
+    path_weight: float = 0.5  # query words naming the file or folder: path_weight * top * share
+    decl_weight: float = 1.0  # a declaration of the name a query looks up: decl_weight * top * tier
+    decl_fetch: bool = True  # also fetch declarations by symbol name from the store
+    symbol_dense_weight: float | None = None  # dense weight for fusion when the query is one name
+    topic_dense_weight: float | None = None  # dense weight for fusion when the query asks about a topic
+    legacy: float = 0.5  # older copies (deprecated/, compat/, v3/ beside v4/) weigh this much
+    family: bool = False  # platform twins (src/win/, src/unix/) count as one file for saturation
+    module_weight: float | None = None  # the kind prior's weight of module-level chunks (None: KIND_WEIGHTS)
+    saturation_gap: float = 0.0  # a file's n-th candidate past saturation_free moves gap * n places down
+    file_levers: str = "topic+symbol"  # which intents get coherence and saturation: all, topic, or topic+symbol
+    path_levers: str = "topic+symbol"  # which intents get the path match: all, or topic+symbol
+    dense_strip: bool = False  # embed the query without question and change words (as BM25 reads it)
+    forms: bool = True  # the BM25 query carries each word twice and its other forms once (analysis.with_forms)
+    rare_exempt: bool = False  # a non-source candidate holding a rare query word no source holds keeps its score
 
 
 DEFAULT_OPTIONS = RetrieveOptions()
@@ -90,16 +112,28 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
 
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}")
-    depth = options.depth or max(4 * k, 40)
-    qvec = embedder.embed_query(query)
+    depth = max(options.depth or DEPTH, k)  # never k-dependent below k: the first page is the same for any k
+    info = analyze(query)
+    qvec = embedder.embed_query(strip_noise(query, CHANGE_WORDS) if options.dense_strip else query)
     if options.strip_noise:
-        text = strip_noise(query, CHANGE_WORDS if options.strip_change else ())
+        from .analysis import is_change
+
+        strip = options.strip_change and (options.strip_change != "change" or is_change(query))
+        text = strip_noise(query, (rank.CHANGE_ONLY if options.strip_change == "only" else CHANGE_WORDS)
+                           if strip else ())
     else:
         text = query
     text = bm25_query(text) if options.split_query else text
+    if options.forms:
+        from .analysis import with_forms
+
+        text = with_forms(text)
+    decls: list = []
     with lock or contextlib.nullcontext():
         dense = store.dense_search(qvec, depth, filters)
         sparse = store.bm25_search(text, depth, filters) if mode != "dense" else []
+        if options.decl_fetch and options.decl_weight and info.names:
+            decls = store.definitions(info.names, filters)
     best = max((c.score for c in dense), default=None)
     counts: dict[str, int] = {}
     if options.weak_signal == "similarity":
@@ -111,25 +145,90 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
     weak = is_weak(score, threshold)
     if weak and options.weak_dense_weight is not None:
         settings = settings.replace(dense_weight=options.weak_dense_weight)
+    elif info.symbol and options.symbol_dense_weight is not None:
+        settings = settings.replace(dense_weight=options.symbol_dense_weight)
+    elif options.topic_dense_weight is not None and _intent(query) == "topic":
+        settings = settings.replace(dense_weight=options.topic_dense_weight)
     ranked = [(as_piece(c), s) for c, s in _rank(dense, sparse, mode, settings)]
+    if decls:
+        seen = {(p.path, p.start_line) for p, _ in ranked}
+        ranked += [(as_piece(c), 0.0) for c in decls if (c.path, c.start_line) not in seen]
     names = query_names(query) if options.symbols_first else []
     hard = bool(names) and (options.symbol_bonus is None or is_lookup(query))
     rare = [w for w, c in counts.items() if 0 < c <= RARE_WORD]
     ranked = _priors(ranked, query, mode, settings, options, [] if hard else names, rare)
+    spread = _spreads(query, info, options)
+    ranked = _stack(ranked, info, options, spread)
     if hard:
         ranked = sorted(ranked, key=lambda ps: not names_definition(ps[0].path, ps[0].symbol, names))
     if options.merge:
         ranked = merge_pieces(ranked)
-    if options.expand:
-        ranked = expand_pieces(ranked, lambda repo, paths: _locked(lock, store.chunk_spans, repo, paths),
-                               lambda ids: _locked(lock, store.chunks_by_ids, ids), k)
-    kept = dedupe(ranked, lambda pair: Span(pair[0].path, pair[0].start_line, pair[0].end_line))[:k]
+    kept = dedupe(ranked, _span)
+    if spread and options.saturation < 1.0:
+        key = (lambda p: rank.family(p.path)) if options.family else (lambda p: p.path)
+        kept = rank.saturate(kept, key, decay=options.saturation, free=options.saturation_free)
+    if spread and options.saturation_gap:
+        key = (lambda p: rank.family(p.path)) if options.family else (lambda p: p.path)
+        kept = rank.saturate_gap(kept, key, gap=options.saturation_gap, free=options.saturation_free)
+    if options.expand:  # on the final order, so the pieces expanded never depend on k (EXPAND_HEAD >= page)
+        kept = dedupe(expand_pieces(kept, lambda repo, paths: _locked(lock, store.chunk_spans, repo, paths),
+                                    lambda ids: _locked(lock, store.chunks_by_ids, ids),
+                                    max(options.expand_head or EXPAND_HEAD, k)), _span)
     hits = tuple(
         Hit(c.repo, c.path, c.symbol, c.kind, c.language, c.start_line, c.end_line, float(s), c.text, c.role)
-        for c, s in kept
+        for c, s in kept[:k]
     )
     signals = tuple(name for name, found in (("dense", dense), ("bm25", sparse)) if found)
     return SearchResult(query=query, weak=weak, hits=hits, best_similarity=best, evidence=score, signals=signals)
+
+
+def _intent(query: str) -> str:
+    from .analysis import intent
+
+    return intent(query)
+
+
+def _spreads(query: str, info, options: RetrieveOptions) -> bool:
+    """Do the file-level levers (coherence, saturation) apply to this query's intent?"""
+    if options.file_levers == "all":
+        return True
+    from .analysis import intent
+
+    kind = intent(query)
+    return kind == "topic" or (kind == "symbol" and options.file_levers == "topic+symbol")
+
+
+def _span(pair) -> Span:
+    return Span(pair[0].path, pair[0].start_line, pair[0].end_line)
+
+
+def _stack(ranked: list, info, options: RetrieveOptions, spread: bool = True) -> list:
+    """The issue-20 levers after the priors: declarations of a looked-up name, file and folder
+    names the query says, older copies, file coherence."""
+    ranked = _boosts(ranked, info, options)
+    if options.legacy < 1.0:
+        ranked = rank.apply_legacy_prior(ranked, lambda p: p.path, weight=options.legacy)
+    if options.coherence and spread:
+        ranked = rank.boost_file_coherence(ranked, lambda p: p.path, frac=options.coherence)
+    return ranked
+
+
+def _boosts(ranked: list, info, options: RetrieveOptions) -> list:
+    """Declarations of a looked-up name, and file and folder names the query says."""
+    if options.decl_weight and info.names:
+        def tier(p: Piece) -> float:
+            last = p.symbol.rsplit(".", 1)[-1] if p.symbol else ""
+            if last not in info.names:
+                return 0.0
+            t = max(rank.declaration_tier(p.text, n) for n in info.names)
+            stem = p.path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
+            bonus = 1.5 if any(stem == n.lower() or stem.replace("_", "") == n.lower() for n in info.names) else 1.0
+            scale = 1.0 if info.symbol else 0.5
+            return t * bonus * scale * rank.ROLE_WEIGHTS.get(p.role, 1.0)  # a test double declares nothing
+        ranked = rank.boost_declarations(ranked, tier, weight=options.decl_weight)
+    if options.path_weight and info.words and (options.path_levers == "all" or _intent(info.text) != "behaviour"):
+        ranked = rank.boost_path_match(ranked, lambda p: p.path, info.words, weight=options.path_weight)
+    return ranked
 
 
 def _evidence(store, embedder, query: str, filters, best: float | None, lock) -> tuple[float | None, dict]:
@@ -168,11 +267,13 @@ def _priors(ranked: list, query: str, mode: str, settings, options: RetrieveOpti
             ranked = sorted(((p, s + bonus * unit * names_definition(p.path, p.symbol, names)) for p, s in ranked),
                             key=lambda ps: -ps[1])
     if options.kind_prior:
-        ranked = rank.apply_kind_prior(ranked, lambda p: p.kind)
+        weights = rank.KIND_WEIGHTS if options.module_weight is None else \
+            {**rank.KIND_WEIGHTS, "module": options.module_weight}
+        ranked = rank.apply_kind_prior(ranked, lambda p: p.kind, weights)
     if options.role_prior:
         weights = rank.ROLE_WEIGHTS if options.role_scale is None else \
             {r: (1.0 if r == "source" else options.role_scale) for r in rank.ROLE_WEIGHTS}
-        ranked = rank.apply_role_prior(ranked, lambda p: p.role, query, weights, rare=rare,
+        ranked = rank.apply_role_prior(ranked, lambda p: p.role, query, weights, rare=rare if options.rare_exempt else (),
                                        text_of=lambda p: p.path + "\n" + p.text)
     return ranked
 
