@@ -160,9 +160,157 @@ def _analyzer_cache(cache: Path, params: dict) -> str:
     return str(other)
 
 
+PREVIOUS = "+path0+decl0+sat1+coh0+rare+legacy1+noforms+nochg"  # last round's default, every new lever off
+MAIN = [
+    ("hybrid-ast", "the default: dense + BM25, fused, the ranking stack"),
+    ("bm25-ast", "BM25 alone with the ranking stack (what a first index has before vectors)"),
+    ("dense-ast", "dense alone with the ranking stack"),
+    ("hybrid-ast" + PREVIOUS, "last round's default (the new levers off)"),
+    ("bm25-ast" + PREVIOUS, "BM25 alone, last round's levers"),
+    ("dense-ast" + PREVIOUS, "dense alone, last round's levers"),
+    ("bm25-window", "plain BM25 over 2000-byte line windows, the query as typed"),
+]
+# each kept lever switched off (or changed) against the default
+KEPT = [
+    ("+path0", "no path match (query words naming the file or folder)"),
+    ("+decl0", "no declaration boost"),
+    ("+nofetch", "declarations only among the candidates (not fetched by symbol)"),
+    ("+sat1", "no saturation (a file's later chunks count fully)"),
+    ("+coh0", "no file coherence"),
+    ("+legacy1", "older copies weigh like the rest"),
+    ("+noforms", "the BM25 query without word forms"),
+    ("+nochg", "change words kept in a change description's BM25 query"),
+    ("+rare", "the rare-word exemption of the role prior back on"),
+    ("+fileall", "coherence and saturation for every query (not only questions and lookups)"),
+    ("+pathall", "the path match for every query"),
+    ("+norole", "no file-role prior"),
+    ("+def0", "no definition evidence"),
+    ("+nokind", "no chunk-kind prior"),
+    ("+nosym", "named definitions never moved first"),
+    ("+nonoise", "question words kept in the BM25 query"),
+    ("+noexpand", "a piece of a split definition returned as the piece"),
+    ("+frag", "adjacent retrieved pieces not merged"),
+    ("+rawq", "no identifier splits in the BM25 query"),
+]
+# tried and not kept (each against the default)
+TRIED = [
+    ("+sat0.3", "saturation 0.3"), ("+sat0.7", "saturation 0.7"), ("+free2", "two chunks per file before saturation"),
+    ("+sat1+gap2", "rank-space saturation: a file's later chunks 2 places down each"),
+    ("+sat1+gap5", "rank-space saturation, 5 places"), ("+coh0.2", "coherence 0.2"), ("+path0.3", "path match 0.3"),
+    ("+path1", "path match 1.0"), ("+decl2", "declaration boost 2"), ("+fam", "platform twins as one file"),
+    ("+mod0.6", "module-level chunks weigh 0.6"), ("+sdw0.3", "dense weight 0.3 for one-name queries"),
+    ("+tdw0.4", "dense weight 0.4 for questions"), ("+tdw0.6", "dense weight 0.6 for questions"),
+    ("+noisec", "change words out of every query's BM25 query"), ("+dstrip", "the dense query without change words"),
+    ("+depth40", "40 candidates per signal"), ("+depth120", "120 candidates per signal"),
+    ("+rrf30", "RRF k 30"), ("+rrf100", "RRF k 100"), ("+rw0.4", "RRF dense weight 0.4"),
+    ("+rw0.6", "RRF dense weight 0.6"), ("+file1", "file evidence as a third RRF list (last round's, dropped)"),
+    ("+name1", "name match (last round's, dropped)"),
+]
+
+
+def report(res: dict, commit: str, date: str) -> tuple[dict, str]:
+    """The ablation over all three sets: MAIN side by side, then each lever against the default."""
+    base = scores(res, "hybrid-ast")
+    data: dict = {"commit": commit, "date": date, "default": "hybrid-ast", "variants": {}}
+    head = ["variant", "what", "stdlib MRR", "repos-dev MRR@10", "R@5", "whole@5", "semble NDCG@10", "arch", "sem",
+            "sym"]
+    rows = []
+    for name, what in MAIN:
+        s = scores(res, name)
+        data["variants"][name] = {"what": what, **s}
+        rows.append([name, what, fmt(s["stdlib"]["mrr"]), fmt(s["repos"]["mrr@10"]), fmt(s["repos"]["recall@5"]),
+                     fmt(s["repos"]["whole@5"]), fmt(s["semble"]["ndcg@10"]),
+                     *(fmt(s["semble"][c]) for c in ("architecture", "semantic", "symbol"))])
+    main_md = _table(head, rows)
+
+    def lever_rows(levers, kept: bool) -> str:
+        lhead = ["variant", "what", "Δ stdlib MRR", "Δ repos-dev MRR@10", "repos won/lost", "Δ semble NDCG@10",
+                 "Δ arch", "Δ sem", "Δ sym", "semble won/lost", "verdict"]
+        out = []
+        for opt, what in levers:
+            name = "hybrid-ast" + opt
+            s = scores(res, name)
+            d = compare(base, s)
+            heads = [d["stdlib"], d["repos"], d["semble"]]
+            if kept:  # switching a kept lever off must lose somewhere and win nowhere
+                verdict = "kept" if min(heads) < -0.0005 and max(heads) <= 0.0005 else "kept (see note)"
+            else:
+                verdict = "not kept" if not all(h > 0.0005 for h in heads) else "candidate"
+            pr, sr = d["repos_per_repo"].values(), d["semble_per_repo"].values()
+            out.append([name, what, f"{d['stdlib']:+.3f}", f"{d['repos']:+.3f}",
+                        f"{sum(x > 0.0005 for x in pr)}/{sum(x < -0.0005 for x in pr)}", f"{d['semble']:+.3f}",
+                        *(f"{d['semble_by_category'][c]:+.3f}" for c in ("architecture", "semantic", "symbol")),
+                        f"{sum(x > 0.0005 for x in sr)}/{sum(x < -0.0005 for x in sr)}", verdict])
+            data["variants"][name] = {"what": what, "kept": kept, "verdict": verdict, **s, "delta": d}
+        return _table(lhead, out)
+
+    per_repo_head = ["repo", "default", "previous", "Δ"]
+    per_repo = []
+    prev = scores(res, "hybrid-ast" + PREVIOUS)
+    for repo, v in base["repos"]["per_repo"].items():
+        per_repo.append([f"{repo} (repos-dev, MRR@10)", fmt(v), fmt(prev["repos"]["per_repo"][repo]),
+                         f"{v - prev['repos']['per_repo'][repo]:+.3f}"])
+    for repo, v in base["semble"]["per_repo"].items():
+        per_repo.append([f"{repo} (semble-dev, NDCG@10)", fmt(v), fmt(prev["semble"]["per_repo"][repo]),
+                         f"{v - prev['semble']['per_repo'][repo]:+.3f}"])
+    md = "\n".join([
+        "# The ranking stack on all three dev sets (issue 20)", "",
+        f"Run {date}, commit {commit}, bundled model (all-MiniLM-L6-v2), every repository in its own eval index. "
+        "stdlib-dev: 68 queries with gold over 18 stdlib files (MRR over the top 20). repos-dev: the 169 `commit` "
+        "queries of five whole repositories (MRR@10, Recall@5, whole@5). semble-dev: 496 queries over 25 "
+        "repositories of the semble benchmark in 16 languages (NDCG@10, the mean of repository means; per "
+        "category the same). Every query of every variant, with its rank and hits, is in `eval-stdlib-levers.json`, "
+        "`eval-repos.json` and `eval-semble.json`.", "",
+        "## Main variants", "", main_md, "",
+        "## Per repository: the default against last round's default", "", _table(per_repo_head, per_repo), "",
+        "## Each kept lever switched off against the default", "",
+        "A lever is kept when switching it off loses on a set and wins on none (Δ within ±0.0005 is a tie). "
+        "won/lost: repositories whose score rose/fell.", "", lever_rows(KEPT, True), "",
+        "## Tried and not kept", "",
+        "Each one against the default; kept only if it would win on all three sets.", "", lever_rows(TRIED, False), ""])
+    return data, md
+
+
+def write_all(res: dict, out: Path, commit: str, date: str) -> list[Path]:
+    from codeseam.eval.report import write_report
+    from codeseam.eval.suite import write_suite_report
+
+    out.mkdir(parents=True, exist_ok=True)
+    data, md = report(res, commit, date)
+    (out / "rank-ablation.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    (out / "rank-ablation.md").write_text(md, encoding="utf-8")
+    extra = {"commit": commit, "date": date}
+    table = semble.markdown(res["semble"], title="The semble benchmark: NDCG@10", default="hybrid-ast",
+                            names=[n for n, _ in MAIN])
+    paths = [out / "rank-ablation.json", out / "rank-ablation.md"]
+    paths += write_suite_report(res["semble"], out, prefix="eval-semble", title="semble-dev, bundled model",
+                                sections=[table.replace("# The semble", "## The semble", 1)],
+                                extra_json={**extra, "semble": semble.summary_json(res["semble"])}, plots=False)
+    paths += write_suite_report(res["repos"], out, prefix="eval-repos", title="repos-dev, bundled model",
+                                extra_json=extra, plots=False)
+    paths += write_report(res["stdlib"], out, prefix="eval-stdlib-levers", title="stdlib-dev, bundled model",
+                          plots=False, extra_json=extra)
+    return paths
+
+
+def git_commit() -> str:
+    import subprocess
+
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                              check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "src"], cwd=ROOT, capture_output=True,
+                               text=True, check=True).stdout.strip()
+        return head + (" (with uncommitted changes under src/)" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--variants", required=True, help="comma list; the first is the base of the deltas")
+    ap.add_argument("--variants", help="comma list; the first is the base of the deltas (default: the full "
+                                       "report: the main variants, every kept lever off, every lever tried)")
+    ap.add_argument("--out", default=str(ROOT / "bench" / "results"), help="where the full report goes")
     ap.add_argument("--sets", default=",".join(SETS))
     ap.add_argument("--repos", default="", help="only these repositories (repos-dev and semble-dev names)")
     ap.add_argument("--cache", default=str(CACHE))
@@ -170,13 +318,20 @@ def main() -> None:
     ap.add_argument("--analyzer", help="experiment: BM25 analyzer params as JSON for new eval indexes (its own "
                                        "cache folder, <cache>-<name>, seeded with the vector caches of --cache)")
     args = ap.parse_args()
-    names = [v.strip() for v in args.variants.split(",") if v.strip()]
+    full = not args.variants
+    names = ([n for n, _ in MAIN] + ["hybrid-ast" + o for o, _ in KEPT + TRIED]) if full else \
+        [v.strip() for v in args.variants.split(",") if v.strip()]
     if args.analyzer:
         args.cache = _analyzer_cache(Path(args.cache), json.loads(args.analyzer))
     t0 = time.perf_counter()
     res = run_sets(names, tuple(s.strip() for s in args.sets.split(",")), Path(args.cache),
                    tuple(r for r in args.repos.split(",") if r))
-    print(quick_table(res, names, names[0]))
+    if full:
+        for p in write_all(res, Path(args.out), git_commit(), time.strftime("%Y-%m-%d")):
+            print("wrote", p, file=sys.stderr)
+        print((Path(args.out) / "rank-ablation.md").read_text())
+    else:
+        print(quick_table(res, names, names[0]))
     print(f"({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
     if args.dump:
         Path(args.dump).write_text(json.dumps({n: scores(res, n) for n in names}, indent=1))
