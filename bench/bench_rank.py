@@ -290,7 +290,25 @@ def write_all(res: dict, out: Path, commit: str, date: str) -> list[Path]:
                                 extra_json=extra, plots=False)
     paths += write_report(res["stdlib"], out, prefix="eval-stdlib-levers", title="stdlib-dev, bundled model",
                           plots=False, extra_json=extra)
+    for p in paths:  # every variant's ranks, but the hits only of the main variants (the files stay small)
+        if p.suffix == ".json" and p.name.startswith("eval-"):
+            slim_hits(p, {n for n, _ in MAIN}, HITS_KEPT)
     return paths
+
+
+HITS_KEPT = 10
+
+
+def slim_hits(path: Path, keep: set[str], n: int) -> None:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    for name, v in data.get("variants", {}).items():
+        for q in v.get("queries", []):
+            if "hits" in q:
+                q["hits"] = q["hits"][:n] if name in keep else q.pop("hits") and None
+            if q.get("hits") is None:
+                q.pop("hits", None)
+    path.write_text(json.dumps(data, indent=None, separators=(",", ":"), ensure_ascii=False) + "\n",
+                    encoding="utf-8")
 
 
 def git_commit() -> str:
@@ -324,10 +342,11 @@ def main() -> None:
     if args.analyzer:
         args.cache = _analyzer_cache(Path(args.cache), json.loads(args.analyzer))
     t0 = time.perf_counter()
+    commit = git_commit()  # before the run: what ran, even if src/ changes meanwhile
     res = run_sets(names, tuple(s.strip() for s in args.sets.split(",")), Path(args.cache),
                    tuple(r for r in args.repos.split(",") if r))
     if full:
-        for p in write_all(res, Path(args.out), git_commit(), time.strftime("%Y-%m-%d")):
+        for p in write_all(res, Path(args.out), commit, time.strftime("%Y-%m-%d")):
             print("wrote", p, file=sys.stderr)
         print((Path(args.out) / "rank-ablation.md").read_text())
     else:
