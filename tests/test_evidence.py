@@ -11,7 +11,7 @@ from hypothesis import given, strategies as st
 
 from codeseam import api
 from codeseam.query import evidence
-from codeseam.eval.calibrate import calibrate_budget, rates
+from codeseam.eval.calibrate import calibrate_abstain, calibrate_budget, rates
 from codeseam.settings import load_settings
 from tests.support.fixtures import RETRY_PY
 
@@ -42,6 +42,20 @@ def test_budget_threshold_is_the_best_within_budget(pos, neg, budget):
     feasible = [x for x in feasible if x[1] <= budget]
     if feasible:
         assert f <= budget and a == max(x[0] for x in feasible)
+
+
+@given(st.lists(st.floats(-1, 1), min_size=1, max_size=30), st.lists(st.floats(-1, 1), min_size=1, max_size=15),
+       st.floats(0, 1))
+def test_abstain_threshold_is_the_lowest_that_reaches_the_share(pos, neg, share):
+    """Brute force over every gap: the chosen threshold flags at least ``share`` of the
+    negatives when any threshold can, and no lower gap does."""
+    c = calibrate_abstain(pos, neg, share)
+    assert rates(pos, neg, c.threshold) == (c.abstain, c.false_weak)
+    values = sorted(set(pos) | set(neg))
+    gaps = [(lo + hi) / 2 for lo, hi in zip(values, values[1:])]
+    reaching = [t for t in gaps if rates(pos, neg, t)[0] >= share]
+    if reaching:
+        assert c.abstain >= share and c.threshold == min(reaching)
 
 
 @pytest.fixture

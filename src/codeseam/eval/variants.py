@@ -21,7 +21,7 @@ A variant name is ``<mode>-<chunker>[-enriched][+option...]``:
   ``+symhard`` (named definitions first in every query), ``+expand`` / ``+noexpand``
   (pieces of a split definition returned as the whole definition, or not), ``+noisec``
   (question words and change words dropped from the BM25 query), ``+roles<X>`` (every role
-  but source weighs X), ``+s1weak`` (weak decided on the best dense similarity alone).
+  but source weighs X).
 
 ``bm25-window`` is special: it is the simple alternative people reach for, *plain BM25
 over 2000-byte line windows* (``bm25-lines`` is the same index read the same way): windows of at most 2000 bytes (``chunk_max_bytes``, bytes
@@ -54,7 +54,7 @@ DEFAULT_VARIANTS = ("bm25-window", "dense-window", "hybrid-window", "bm25-ast", 
 
 _NAME = re.compile(r"^(dense|bm25|hybrid)-(ast|window|lines)(-enriched)?((?:\+[a-z0-9.]+)*)$")
 _OPTION = re.compile(r"^(rrf(\d+)|w(\d*\.?\d+)|rw(\d*\.?\d+)|depth(\d+)|wk(\d*\.?\d+)|t(\d*\.?\d+)|"
-                     r"file(\d*\.?\d+)|name(\d*\.?\d+)|def(\d*\.?\d+)|symb(\d*\.?\d+)|roles(\d*\.?\d+)|symhard|noisec|s1weak|"
+                     r"file(\d*\.?\d+)|name(\d*\.?\d+)|def(\d*\.?\d+)|symb(\d*\.?\d+)|roles(\d*\.?\d+)|symhard|noisec|"
                      r"frag|rawq|sym|nosym|noise|nonoise|role|norole|kind|nokind|expand|noexpand)$")
 _FLAGS = {"frag": ("merge", False), "rawq": ("split_query", False), "sym": ("symbols_first", True),
           "nosym": ("symbols_first", False), "noise": ("strip_noise", True), "nonoise": ("strip_noise", False),
@@ -150,7 +150,7 @@ def parse_variant(name: str) -> Variant:
             raise ConfigError(f"unknown option +{opt} in variant {name!r}",
                               hint="options: +rrf<K>, +w<W>, +rw<W>, +depth<N>, +wk<W>, +t<X>, +file<W>, "
                                    "+name<W>, +def<W>, +symb<W>, +symhard, +frag, +rawq, +sym, +nosym, +noise, +nonoise, +role, +norole, "
-                                   "+kind, +nokind, +expand, +noexpand, +noisec, +roles<X>, +s1weak")
+                                   "+kind, +nokind, +expand, +noexpand, +noisec, +roles<X>")
         if o.group(2):
             settings.update(fusion="rrf", rrf_k=int(o.group(2)))
         elif o.group(3):
@@ -175,8 +175,6 @@ def parse_variant(name: str) -> Variant:
             options["role_scale"] = _weight(o.group(12), name)
         elif opt == "symhard":
             options["symbol_bonus"] = None
-        elif opt == "s1weak":
-            options["weak_signal"] = "similarity"
         elif opt == "noisec":
             options.update(strip_noise=True, strip_change=True)
         else:

@@ -191,11 +191,47 @@ _CHANGE_MARKS = frozenset({"fix", "fixes", "fixed", "bugfix", "bug", "bugs", "cr
                            "workaround", "revert", "deprecate", "deprecated", "hotfix"})
 _LATIN_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_'\-.]*")
 _NON_ENGLISH = re.compile(r"[çğıöşüäßéèêàâîôûñÇĞİÖŞÜÄÉÈÊÀÂÎÔÛÑ]")  # case by hand: re's IGNORECASE folds ı to i
-# German and Turkish function words that English never uses (a query without diacritics)
-_FOREIGN_WORDS = frozenset({"und", "nicht", "der", "das", "des", "dem", "ein", "eine", "einen", "einem", "einer",
-                            "mit", "für", "von", "bei", "auf", "im", "zum", "zur", "wenn", "oder", "ist", "sind",
-                            "wird", "werden", "kein", "keine", "auch", "nur", "bir", "ve", "ile", "için", "olarak",
-                            "veya", "değil", "gibi"})
+
+
+
+# Languages the language check chooses among (a model limited to the languages people write
+# code questions in tells a short English question from them far better than one over 97).
+LANGUAGES = ("en", "de", "fr", "es", "pt", "it", "nl", "pl", "ru", "uk", "cs", "sv", "tr", "zh", "ja", "ko")
+_CODE_TOKEN = re.compile(r"[_./\\:#<>0-9]|[a-z][A-Z]")
+
+
+@functools.lru_cache(maxsize=1)
+def _identifier():
+    """py3langid's naive Bayes model (it ships in the wheel), limited to ``LANGUAGES``."""
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    ident = LanguageIdentifier.from_model_file(MODEL_FILE)
+    ident.set_languages(list(LANGUAGES))
+    return ident
+
+
+def prose_words(query: str) -> list[str]:
+    """The query's words without code: identifiers, paths, acronyms, numbers, backquoted names."""
+    out = []
+    for token in query.split():
+        t = token.strip("`'\",.;:()[]{}!?")
+        if t and not _CODE_TOKEN.search(t) and not (t.isupper() and len(t) > 1) and "`" not in token:
+            out.append(t)
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def language(query: str) -> str:
+    """The language a query is written in (``LANGUAGES``; ``en`` when there are fewer than three
+    words of prose to tell by). Letters English does not use decide at once."""
+    if _NON_ENGLISH.search(query) is None:
+        words = prose_words(query)
+        if len(words) < 3:
+            return "en"
+        text = " ".join(words)
+    else:
+        text = " ".join(prose_words(query)) or query
+    return str(_identifier().classify(text)[0])
 
 
 def intent(query: str) -> str:
@@ -204,10 +240,8 @@ def intent(query: str) -> str:
     q = query.strip()
     if _SYMBOL_QUERY.match(q):
         return "symbol"
-    if _NON_ENGLISH.search(q):
-        return "behaviour"
     words = [w.lower() for w in _LATIN_WORD.findall(q)]
-    if not words or any(w in _FOREIGN_WORDS for w in words):
+    if not words or language(q) != "en":
         return "behaviour"
     first, nxt = words[0], (words[1] if len(words) > 1 else "")
     if first in QUESTION_WORDS or " and how " in f" {' '.join(words)} " or q.endswith("?"):

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from . import rank
-from .analysis import NOISE_WORDS, analyze, bm25_query, is_lookup, names_definition, query_names, strip_noise
-from .evidence import DEFAULT_WEAK_THRESHOLD, SIMILARITY_THRESHOLDS, is_weak, weak_threshold
+from .analysis import (NOISE_WORDS, analyze, bm25_query, is_lookup, language, names_definition, query_names,
+                       strip_noise)
+from .evidence import is_weak, weak_threshold
 from .fusion import Span, dedupe, rrf, weighted
 from .pieces import SPLIT_KINDS, Piece, as_piece, expand_pieces, merge_pieces
 from .rank import CHANGE_WORDS, RARE_WORD
@@ -59,9 +60,7 @@ class RetrieveOptions:
     (``rank.apply_file_evidence``; 0: off). ``name_weight``: weight of the name-match bonus
     (``rank.apply_name_match``; 0: off). ``def_weight``: weight of the definition-evidence
     list (pieces of one definition ranked together; 0: off). ``kind_prior``: module-level
-    and class-header chunks weigh less (``rank.KIND_WEIGHTS``). ``weak_signal``: what the
-    weak flag is decided on: ``evidence`` (``evidence.py``: closeness above the corpus's
-    floor and the rarest query word) or ``similarity`` (the best dense similarity alone).
+    and class-header chunks weigh less (``rank.KIND_WEIGHTS``).
     """
 
     depth: int | None = None  # None: DEPTH (at least k), the same for every k
@@ -80,7 +79,6 @@ class RetrieveOptions:
     name_weight: float = 0.0
     def_weight: float = 0.5
     kind_prior: bool = True
-    weak_signal: str = "evidence"
     # issue 20 levers (each measured alone on the three dev sets; see bench/bench_rank.py)
     expand_head: int | None = None  # candidates whose pieces may be expanded (None: EXPAND_HEAD, at least k)
     saturation: float = 0.5  # a file's n-th candidate past ``saturation_free`` counts saturation**n
@@ -135,14 +133,8 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
         if options.decl_fetch and options.decl_weight and info.names:
             decls = store.definitions(info.names, filters)
     best = max((c.score for c in dense), default=None)
-    counts: dict[str, int] = {}
-    if options.weak_signal == "similarity":
-        score = best
-        threshold = weak_threshold(settings, embedder.id, SIMILARITY_THRESHOLDS, DEFAULT_WEAK_THRESHOLD)
-    else:
-        score, counts = _evidence(store, embedder, query, filters, best, lock)
-        threshold = weak_threshold(settings, embedder.id)
-    weak = is_weak(score, threshold)
+    score, counts = _evidence(store, embedder, query, filters, best, lock)
+    weak = is_weak(score, weak_threshold(settings, embedder.id, language(query)))
     if weak and options.weak_dense_weight is not None:
         settings = settings.replace(dense_weight=options.weak_dense_weight)
     elif info.symbol and options.symbol_dense_weight is not None:
