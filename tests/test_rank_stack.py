@@ -99,13 +99,6 @@ def test_legacy_paths_need_a_newer_sibling_or_a_legacy_folder():
     assert [p for p, s in got if s == 0.5] == ["packages/zod/src/v3/types.ts", "src/compat/py2.py"]
 
 
-def test_platform_twins_share_a_family():
-    assert rank.family("src/win/core.c") == rank.family("src/unix/core.c")
-    assert rank.family("kotlinx-coroutines-core/jvm/src/Job.kt") == rank.family("kotlinx-coroutines-core/native/src/Job.kt")
-    assert rank.family("src/win/core.c") != rank.family("src/unix/stream.c")
-    assert rank.family("lib/js") == "lib/js"  # a file name is never a platform folder
-
-
 @pytest.mark.parametrize("query,symbol,names", [
     ("Session", True, ("Session",)), ("Rails::Engine", True, ("Engine",)), ("basic_format_args", True,
                                                                             ("basic_format_args",)),

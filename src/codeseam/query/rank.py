@@ -145,7 +145,7 @@ def file_ranks(ranked: Sequence[tuple[T, float]], file_of: Callable[[T], str], t
     return {f: i for i, f in enumerate(order, 1)}
 
 
-def apply_file_evidence(ranked: Sequence[tuple[T, float]], file_of: Callable[[T], str], *, weight: float,
+def apply_group_evidence(ranked: Sequence[tuple[T, float]], file_of: Callable[[T], str], *, weight: float,
                         unit: float, rrf_k: int, top: int = FILE_TOP) -> list[tuple[T, float]]:
     """Each candidate gains ``weight * unit * (rrf_k + 1) / (rrf_k + rank of its group)``
     (groups by ``file_of``: a file, or a definition); re-sorted."""
@@ -163,56 +163,7 @@ remove removes removed update updates updated change changes changed correct cor
 avoid avoids prevent prevents ensure ensures when not dont don't doesnt doesn't no should must can could
 being be been being also only now new instead properly incorrect wrong
 """.split())
-# The change words that say nothing about the code changed (the BM25 query drops them for a
-# change description): not "remove", "handle", "when", "not", which often name the behaviour.
-CHANGE_ONLY = CHANGE_WORDS - frozenset("remove removes removed handle handles handling when not dont don't doesnt "
-                                       "doesn't no".split())
 
-
-def query_terms(query: str, noise: Iterable[str] = ()) -> list[str]:
-    """The query's content words, lower-cased, identifiers split into their parts
-    (``getUserById`` -> get, user, by, id), without ``noise`` words and change words."""
-    from ..chunk import split_identifier
-
-    drop = set(noise) | CHANGE_WORDS
-    out: list[str] = []
-    for token in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", query):
-        parts = split_identifier(token) or [token.lower()]
-        out.extend(p for p in parts if len(p) > 1 and p not in drop and not p.isdigit())
-    return list(dict.fromkeys(out))
-
-
-def _stem(word: str) -> str:
-    for suffix in ("ing", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
-
-
-def name_share(terms: Sequence[str], name: str) -> float:
-    """Share of ``terms`` found among the identifier parts of ``name``, compared after a
-    light stemming."""
-    from ..chunk import split_identifier
-
-    if not terms:
-        return 0.0
-    name_words = {_stem(w) for w in split_identifier(name)}
-    return sum(1 for t in terms if _stem(t) in name_words) / len(terms)
-
-
-def apply_name_match(ranked: Sequence[tuple[T, float]], name_of: Callable[[T], str], query: str, *,
-                     weight: float, unit: float, noise: Iterable[str] = ()) -> list[tuple[T, float]]:
-    """Each candidate gains ``weight * unit * share`` (``name_share`` of its last symbol
-    part); re-sorted."""
-    terms = query_terms(query, noise)
-    if not terms:
-        return list(ranked)
-    out = []
-    for item, score in ranked:
-        name = name_of(item).rsplit(".", 1)[-1]
-        share = name_share(terms, name) if name and not name.startswith("<") else 0.0
-        out.append((item, score + weight * unit * share))
-    return _sorted(out)
 
 
 def _sorted(items: list[tuple[T, float]]) -> list[tuple[T, float]]:
@@ -365,10 +316,6 @@ def boost_declarations(ranked: Sequence[tuple[T, float]], tier_of: Callable[[T],
 # -- legacy copies and platform twins --------------------------------------------------------------
 
 LEGACY_DIRS = frozenset({"deprecated", "legacy", "compat", "_compat", "obsolete", "old", "backport", "backports"})
-# Folder names of one platform's or target's copy of code that exists for several.
-PLATFORM_DIRS = frozenset({"win", "win32", "windows", "unix", "posix", "linux", "darwin", "macos", "mac", "osx",
-                           "ios", "android", "wasm", "js", "jvm", "native", "browser", "node", "nodejs", "jsandwasm",
-                           "wasmjs", "wasmwasi", "apple", "mingw", "nonjvm"})
 _VERSION_DIR = re.compile(r"^v(\d+)$")
 
 
@@ -403,27 +350,3 @@ def apply_legacy_prior(ranked: Sequence[tuple[T, float]], path_of: Callable[[T],
     if not old:
         return list(ranked)
     return _sorted([(item, s * weight if path_of(item) in old else s) for item, s in ranked])
-
-
-def family(path: str) -> str:
-    """A file's family: its path with platform folders (``src/win/`` / ``src/unix/``,
-    ``jvm/src`` / ``native/src``) replaced by ``*``, so twins count as one file for
-    diversity."""
-    parts = path.split("/")
-    return "/".join("*" if i < len(parts) - 1 and d.lower() in PLATFORM_DIRS else d for i, d in enumerate(parts))
-
-
-def saturate_gap(ranked: Sequence[tuple[T, float]], file_of: Callable[[T], str], *, gap: float,
-                 free: int = 1) -> list[tuple[T, float]]:
-    """A gentler diverse order, in rank space: a file's n-th candidate past its first
-    ``free`` is moved ``gap * n`` places down (a chunk of another file is let in front of it
-    only when it ranked within that many places). Ties keep the input order. Scores are kept."""
-    taken: dict[str, int] = {}
-    keyed = []
-    for i, (item, s) in enumerate(ranked):
-        f = file_of(item)
-        extra = max(taken.get(f, 0) + 1 - free, 0)
-        taken[f] = taken.get(f, 0) + 1
-        keyed.append((i + gap * extra, i, item, s))
-    keyed.sort(key=lambda t: (t[0], t[1]))
-    return [(item, s) for _, _, item, s in keyed]

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from . import rank
-from .analysis import (NOISE_WORDS, analyze, bm25_query, is_lookup, language, names_definition, query_names,
-                       strip_noise)
+from .analysis import (NOISE_WORDS, analyze, bm25_query, is_change, is_lookup, language, names_definition,
+                       query_names, strip_noise)
 from .evidence import is_weak, weak_threshold
 from .fusion import Span, dedupe, rrf, weighted
 from .pieces import SPLIT_KINDS, Piece, as_piece, expand_pieces, merge_pieces
@@ -38,29 +38,23 @@ WEAK_DENSE_WEIGHT = 0.25
 
 @dataclass(frozen=True)
 class RetrieveOptions:
-    """How ``retrieve`` ranks, beyond the settings (the eval measures each choice).
+    """How ``retrieve`` ranks, beyond the settings (the eval measures each choice, one at a
+    time, on all three dev sets: bench/bench_rank.py, bench/results/rank-ablation.md).
 
-    ``depth``: candidates fetched per signal (None: ``max(4 * k, 40)``). ``split_query``:
-    add identifier splits to the BM25 query. ``merge``: merge adjacent pieces of one split
-    definition that are both among the candidates into one hit (see ``merge_pieces``).
-    ``symbols_first``: candidates whose definition the query names (``query_names``) go
-    first, in fused order; with ``symbol_bonus`` set, only in a lookup (at most
-    ``SHORT_QUERY_WORDS`` content words: "where is ndiff defined"), while in a longer
-    query (a change description that mentions names) they gain ``symbol_bonus`` first
-    places' worth of score instead. ``expand``: a piece of a split definition among the
-    first candidates becomes the whole definition when it is short enough
-    (``pieces.expand_pieces``). ``strip_noise``: drop ``NOISE_WORDS`` from the BM25 query,
-    and with ``strip_change`` the words that say what kind of change a commit is
-    (``rank.CHANGE_WORDS``: fix, add, support, ...). ``role_scale``: one weight for every
-    role but source instead of ``rank.ROLE_WEIGHTS``.
-    ``weak_dense_weight``: the dense weight used for fusion when the result is weak (the
-    dense model found nothing close, so its ranking says little); None: no change.
-    ``role_prior``: scores times their file role's weight (``rank.ROLE_WEIGHTS``) unless
-    the query asks for that role. ``file_weight``: weight of the file-evidence list
-    (``rank.apply_file_evidence``; 0: off). ``name_weight``: weight of the name-match bonus
-    (``rank.apply_name_match``; 0: off). ``def_weight``: weight of the definition-evidence
-    list (pieces of one definition ranked together; 0: off). ``kind_prior``: module-level
-    and class-header chunks weigh less (``rank.KIND_WEIGHTS``).
+    Candidates: ``depth`` per signal (None: ``DEPTH``, at least k: never k-dependent below k).
+    BM25 query: ``split_query`` adds identifier splits, ``strip_noise`` drops question words,
+    ``strip_change`` drops the change words of a change description (``rank.CHANGE_WORDS``,
+    ``analysis.is_change``), ``forms`` adds each word's other forms (``analysis.with_forms``).
+    Fusion: ``weak_dense_weight`` is the dense weight when the result is weak. Priors after
+    fusion: ``def_weight`` (pieces of one definition ranked together), ``symbols_first`` /
+    ``symbol_bonus`` (definitions the query names: first in a lookup, a bonus elsewhere),
+    ``kind_prior``, ``role_prior`` (``rare_exempt``: a non-source candidate holding a rare word
+    keeps its score). The stack: ``decl_weight`` (declarations of a looked-up name; with
+    ``decl_fetch`` also found by symbol in the store), ``path_weight`` (query words naming the
+    file or folder; for the intents in ``path_levers``), ``legacy`` (older copies),
+    ``coherence`` and ``saturation`` / ``saturation_free`` (file-level: for the intents in
+    ``file_levers``). Pieces: ``merge`` joins adjacent retrieved pieces, ``expand`` turns a piece
+    among the first ``expand_head`` (None: ``EXPAND_HEAD``, at least k) into its whole definition.
     """
 
     depth: int | None = None  # None: DEPTH (at least k), the same for every k
@@ -70,13 +64,9 @@ class RetrieveOptions:
     symbol_bonus: float | None = 1.0
     expand: bool = True
     strip_noise: bool = True
-    strip_change: bool | str = "change"  # "change": rank.CHANGE_WORDS out of a change description's BM25
-    # query (analysis.is_change); True: out of every query; "only": rank.CHANGE_ONLY; False: kept
-    role_scale: float | None = None
+    strip_change: bool = True  # rank.CHANGE_WORDS out of a change description's BM25 query (analysis.is_change)
     weak_dense_weight: float | None = WEAK_DENSE_WEIGHT
     role_prior: bool = True
-    file_weight: float = 0.0
-    name_weight: float = 0.0
     def_weight: float = 0.5
     kind_prior: bool = True
     # issue 20 levers (each measured alone on the three dev sets; see bench/bench_rank.py)
@@ -87,15 +77,9 @@ class RetrieveOptions:
     path_weight: float = 0.5  # query words naming the file or folder: path_weight * top * share
     decl_weight: float = 1.0  # a declaration of the name a query looks up: decl_weight * top * tier
     decl_fetch: bool = True  # also fetch declarations by symbol name from the store
-    symbol_dense_weight: float | None = None  # dense weight for fusion when the query is one name
-    topic_dense_weight: float | None = None  # dense weight for fusion when the query asks about a topic
     legacy: float = 0.5  # older copies (deprecated/, compat/, v3/ beside v4/) weigh this much
-    family: bool = False  # platform twins (src/win/, src/unix/) count as one file for saturation
-    module_weight: float | None = None  # the kind prior's weight of module-level chunks (None: KIND_WEIGHTS)
-    saturation_gap: float = 0.0  # a file's n-th candidate past saturation_free moves gap * n places down
     file_levers: str = "topic+symbol"  # which intents get coherence and saturation: all, topic, or topic+symbol
     path_levers: str = "topic+symbol"  # which intents get the path match: all, or topic+symbol
-    dense_strip: bool = False  # embed the query without question and change words (as BM25 reads it)
     forms: bool = True  # the BM25 query carries each word twice and its other forms once (analysis.with_forms)
     rare_exempt: bool = False  # a non-source candidate holding a rare query word no source holds keeps its score
 
@@ -112,13 +96,9 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
         raise ValueError(f"mode must be one of {MODES}")
     depth = max(options.depth or DEPTH, k)  # never k-dependent below k: the first page is the same for any k
     info = analyze(query)
-    qvec = embedder.embed_query(strip_noise(query, CHANGE_WORDS) if options.dense_strip else query)
+    qvec = embedder.embed_query(query)
     if options.strip_noise:
-        from .analysis import is_change
-
-        strip = options.strip_change and (options.strip_change != "change" or is_change(query))
-        text = strip_noise(query, (rank.CHANGE_ONLY if options.strip_change == "only" else CHANGE_WORDS)
-                           if strip else ())
+        text = strip_noise(query, CHANGE_WORDS if options.strip_change and is_change(query) else ())
     else:
         text = query
     text = bm25_query(text) if options.split_query else text
@@ -137,10 +117,6 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
     weak = is_weak(score, weak_threshold(settings, embedder.id, language(query)))
     if weak and options.weak_dense_weight is not None:
         settings = settings.replace(dense_weight=options.weak_dense_weight)
-    elif info.symbol and options.symbol_dense_weight is not None:
-        settings = settings.replace(dense_weight=options.symbol_dense_weight)
-    elif options.topic_dense_weight is not None and _intent(query) == "topic":
-        settings = settings.replace(dense_weight=options.topic_dense_weight)
     ranked = [(as_piece(c), s) for c, s in _rank(dense, sparse, mode, settings)]
     if decls:
         seen = {(p.path, p.start_line) for p, _ in ranked}
@@ -157,11 +133,7 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
         ranked = merge_pieces(ranked)
     kept = dedupe(ranked, _span)
     if spread and options.saturation < 1.0:
-        key = (lambda p: rank.family(p.path)) if options.family else (lambda p: p.path)
-        kept = rank.saturate(kept, key, decay=options.saturation, free=options.saturation_free)
-    if spread and options.saturation_gap:
-        key = (lambda p: rank.family(p.path)) if options.family else (lambda p: p.path)
-        kept = rank.saturate_gap(kept, key, gap=options.saturation_gap, free=options.saturation_free)
+        kept = rank.saturate(kept, lambda p: p.path, decay=options.saturation, free=options.saturation_free)
     if options.expand:  # on the final order, so the pieces expanded never depend on k (EXPAND_HEAD >= page)
         kept = dedupe(expand_pieces(kept, lambda repo, paths: _locked(lock, store.chunk_spans, repo, paths),
                                     lambda ids: _locked(lock, store.chunks_by_ids, ids),
@@ -242,30 +214,20 @@ def _priors(ranked: list, query: str, mode: str, settings, options: RetrieveOpti
     """The ranking levers after fusion (``rank``): file and definition evidence, name
     match, the bonus of definitions the query names (``names``), kind and role priors."""
     bonus = options.symbol_bonus if names else 0.0
-    if options.file_weight or options.name_weight or options.def_weight or bonus:
+    if options.def_weight or bonus:
         if mode != "hybrid":  # raw cosine or BM25 scores: bonuses are in rank units
             ranked = [(p, 1.0 / (settings.rrf_k + i)) for i, (p, _) in enumerate(ranked, 1)]
         unit = 1.0 if mode == "hybrid" and settings.fusion == "weighted" else 1.0 / (settings.rrf_k + 1)
-        if options.file_weight:
-            ranked = rank.apply_file_evidence(ranked, lambda p: p.path, weight=options.file_weight, unit=unit,
-                                              rrf_k=settings.rrf_k)
         if options.def_weight:
-            ranked = rank.apply_file_evidence(ranked, _def_key, weight=options.def_weight, unit=unit,
-                                              rrf_k=settings.rrf_k)
-        if options.name_weight:
-            ranked = rank.apply_name_match(ranked, lambda p: p.symbol, query, weight=options.name_weight,
-                                           unit=unit, noise=NOISE_WORDS)
+            ranked = rank.apply_group_evidence(ranked, _def_key, weight=options.def_weight, unit=unit,
+                                               rrf_k=settings.rrf_k)
         if bonus:
             ranked = sorted(((p, s + bonus * unit * names_definition(p.path, p.symbol, names)) for p, s in ranked),
                             key=lambda ps: -ps[1])
     if options.kind_prior:
-        weights = rank.KIND_WEIGHTS if options.module_weight is None else \
-            {**rank.KIND_WEIGHTS, "module": options.module_weight}
-        ranked = rank.apply_kind_prior(ranked, lambda p: p.kind, weights)
+        ranked = rank.apply_kind_prior(ranked, lambda p: p.kind)
     if options.role_prior:
-        weights = rank.ROLE_WEIGHTS if options.role_scale is None else \
-            {r: (1.0 if r == "source" else options.role_scale) for r in rank.ROLE_WEIGHTS}
-        ranked = rank.apply_role_prior(ranked, lambda p: p.role, query, weights, rare=rare if options.rare_exempt else (),
+        ranked = rank.apply_role_prior(ranked, lambda p: p.role, query, rare=rare if options.rare_exempt else (),
                                        text_of=lambda p: p.path + "\n" + p.text)
     return ranked
 
