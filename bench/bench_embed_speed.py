@@ -38,6 +38,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
+
+from _common import commit  # noqa: E402
 RESULTS = ROOT / "bench" / "results"
 CACHE = ROOT / "bench" / ".cache" / "models"
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
@@ -197,7 +199,7 @@ def main() -> None:
         rows[k]["speedup_cpu"] = round(med[ref_arm][1] / med[k][1], 2)
     tok_share = statistics.median(c for _, c in tok_t) / med[base][1]
     result = {
-        "meta": {"date": time.strftime("%Y-%m-%d %H:%M"), "commit": os.popen("git -C %s rev-parse --short HEAD" % ROOT).read().strip(),
+        "meta": {"date": time.strftime("%Y-%m-%d %H:%M"), "commit": commit(),
                  "load_start": [round(x, 2) for x in load0], "load_end": [round(x, 2) for x in os.getloadavg()],
                  "onnxruntime": ort.__version__, "chunks": len(texts), "rounds": args.rounds, "threads": 2},
         "tokens": {"mean": round(float(np.mean(lengths)), 1), "max": int(max(lengths)), "corpus_chunks": len(all_texts)},

@@ -49,12 +49,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from bench_index import make_corpus, stdlib_files  # noqa: E402
+from _common import RESULTS, clean_env, commit, load_avg, percentile, settings_for, stamp
+from bench_index import make_corpus, stdlib_files
 
-from codeseam import api  # noqa: E402
-from codeseam.settings import load_settings  # noqa: E402
-
-RESULTS = Path(__file__).parent / "results"
+from codeseam import api
 CACHE = Path(__file__).parent / ".cache" / "fresh"
 FLASK_GIT = Path("/work/.mirror/pallets+flask/repo")
 CLI = [sys.executable, "-m", "codeseam.surfaces.cli"]
@@ -62,26 +60,13 @@ QUERIES = ["parse a configuration file", "read lines from a stream", "compute a 
            "copy a file tree", "split a url into parts", "retry a failed request", "escape html characters"]
 
 
-def settings_for(data: Path, **over):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RAG_")}
-    env["RAG_CONFIG"] = os.devnull
-    return load_settings({"data_dir": str(data), **over}, env=env)
-
-
 def cli_env(data: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RAG_")}
-    env.update(RAG_DATA_DIR=str(data), RAG_CONFIG=os.devnull, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
-               PYTHONPATH=str(Path(__file__).resolve().parents[1] / "src"), **extra)
-    return env
-
-
-def pct(xs: list[float], q: float) -> float:
-    xs = sorted(xs)
-    return round(xs[min(len(xs) - 1, int(q * len(xs)))], 4)
+    return clean_env(RAG_DATA_DIR=str(data), **extra)
 
 
 def summary(xs: list[float]) -> dict:
-    return {"n": len(xs), "p50": round(statistics.median(xs), 4), "p95": pct(xs, 0.95), "runs": [round(x, 4) for x in xs]}
+    return {"n": len(xs), "p50": round(percentile(xs, 0.5), 4), "p95": round(percentile(xs, 0.95), 4),
+            "runs": [round(x, 4) for x in xs]}
 
 
 # -- corpora -----------------------------------------------------------------------------------
@@ -249,7 +234,7 @@ def edit_mcp(corpus: Path, data: Path, files: list[str], trials: int) -> dict:
 
 def edit_in_process(corpus: Path, data: Path, files: list[str], trials: int) -> dict:
     from codeseam.service import Service
-    from codeseam.surfaces.cli_index import search_json
+    from codeseam.codec import search_json
 
     with Service(settings_for(data, keepalive=0)).open() as service:
         def search(q: str) -> tuple[float, dict]:
@@ -458,9 +443,8 @@ def main() -> None:
     ap.add_argument("--big", type=int, default=50_000, help="files in the generated tree")
     args = ap.parse_args()
     parts = args.parts.split(",")
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     results: dict = {}
-    meta = {"date": time.strftime("%Y-%m-%d %H:%M"), "commit": commit, "load": [round(x, 2) for x in os.getloadavg()]}
+    meta = {"date": stamp(), "commit": commit(), "load": load_avg()}
     CACHE.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="codeseam-fresh-") as tmp:
         work = Path(tmp)

@@ -32,9 +32,11 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from codeseam import api  # noqa: E402
-from codeseam.settings import load_settings  # noqa: E402
+from _common import commit, load_avg, settings_for, stamp
+
+from codeseam import api
 
 RESULTS = Path(__file__).parent / "results"
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
@@ -68,14 +70,6 @@ def make_corpus(dest: Path, rels: list[Path]) -> Path:
         shutil.copy2(STDLIB / rel, target)
     subprocess.run(["git", "init", "-q"], cwd=dest, check=True)
     return dest
-
-
-def settings_for(data: Path, **over):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RAG_")}
-    env["RAG_CONFIG"] = str(data / "none.toml")
-    data.mkdir(parents=True, exist_ok=True)
-    (data / "none.toml").write_text("")
-    return load_settings({"data_dir": str(data), **over}, env=env)
 
 
 def raw_embed_rate(embedder, texts: list[str]) -> float:
@@ -217,9 +211,7 @@ def main() -> None:
     ap.add_argument("--raw-sample", type=int, default=0,
                     help="measure the raw embedder on an evenly spread sample of N chunk texts (0: all)")
     args = ap.parse_args()
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    results: dict = {"meta": {"date": time.strftime("%Y-%m-%d %H:%M"), "commit": commit,
-                              "load": [round(x, 2) for x in os.getloadavg()]}, "throughput": []}
+    results: dict = {"meta": {"date": stamp(), "commit": commit(), "load": load_avg()}, "throughput": []}
     with tempfile.TemporaryDirectory(prefix="codeseam-bench-") as tmp:
         work = Path(tmp)
         for name in [c for c in args.corpora.split(",") if c]:

@@ -53,7 +53,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 import httpx  # noqa: E402
 
-from bench_search import STDLIB, index_with_standin, pct, settings_for, spread, stdlib_files  # noqa: E402
+from _common import commit, latency, load_avg, stamp  # noqa: E402
+from bench_search import STDLIB, index_with_standin, settings_for, spread, stdlib_files  # noqa: E402
 from codeseam import api, present  # noqa: E402
 from codeseam.service import Service  # noqa: E402
 from codeseam.surfaces.http import create_app  # noqa: E402
@@ -129,7 +130,7 @@ def main() -> None:
 
     if args.screenshots_only:
         return shoot(args.screenshots or ROOT / "docs", args.cache)
-    load0 = os.getloadavg()
+    load0 = load_avg()
     built = build(args.cache, args.chunks)
     settings = built.pop("settings")
     corpus = built.pop("corpus")
@@ -164,10 +165,9 @@ def main() -> None:
                         times["page_" + how].append(driver.execute_async_script(FIRST_RESULT, q, how))
         finally:
             driver.quit()
-    load1 = os.getloadavg()
-    stats = {k: pct(v) for k, v in times.items()}
-    out = {"when": time.strftime("%Y-%m-%d %H:%M"), "commit": commit(), "load_start": [round(x, 2) for x in load0],
-           "load_end": [round(x, 2) for x in load1], "index": built, "queries": len(queries), "rounds": args.rounds,
+    load1 = load_avg()
+    stats = {k: latency(v) for k, v in times.items()}
+    out = {"when": stamp(), "commit": commit(), "load_start": load0, "load_end": load1, "index": built, "queries": len(queries), "rounds": args.rounds,
            "ms": stats, "raw_ms": {k: [round(x, 2) for x in v] for k, v in times.items()}}
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "page.json").write_text(json.dumps(out, indent=1) + "\n")
@@ -246,11 +246,6 @@ def wait(driver, css: str, timeout: float = 60) -> None:
     while not driver.find_elements("css selector", css):
         assert time.monotonic() < deadline, css
         time.sleep(0.1)
-
-
-def commit() -> str:
-    res = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
-    return res.stdout.strip()
 
 
 def report(out: dict, args) -> str:

@@ -61,16 +61,12 @@ sys.path[:0] = [str(SNAP / "src"), str(ROOT)]
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SNAP / "src"), str(ROOT),
                                                          os.environ.get("PYTHONPATH")]))
 
-from tests.test_crash import (BIG_FILE, STDLIB, compare, finish, index_run, inspect_api, inspect_cli,  # noqa: E402
+from bench._common import commit, load_avg, percentile, stamp  # noqa: E402
+from tests.test_crash import (BIG_FILE, STDLIB, compare, finish, index_run, inspect_cli,  # noqa: E402
                               make_tree, mutate, probe, run_env, codeseam, cli_command)
 
 STAGE = {"chunk": "chunking", "embed": "embedding", "insert": "chunk-row insert", "write": "manifest/record write",
          "delete": "delete", "": "start-up (before any point)"}
-
-
-def pct(values: list[float], q: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
 
 
 # -- 1. durability ---------------------------------------------------------------------------------
@@ -419,7 +415,7 @@ def hammer(url: str, clients: int, per_client: int) -> dict:
         th.join()
     wall = time.perf_counter() - t0
     return {"clients": clients, "queries": len(lat), "errors": len(errors), "error_samples": errors[:5],
-            "p50_ms": round(1000 * pct(lat, 0.5), 1), "p95_ms": round(1000 * pct(lat, 0.95), 1),
+            "p50_ms": round(1000 * percentile(lat, 0.5), 1), "p95_ms": round(1000 * percentile(lat, 0.95), 1),
             "max_ms": round(1000 * max(lat), 1), "qps": round(len(lat) / wall, 1)}
 
 
@@ -477,8 +473,7 @@ ALL = ("durability", "crash", "faults", "hostile", "verify", "load")
 def env_info(args) -> dict:
     from importlib.metadata import version
 
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
-    return {"date": time.strftime("%Y-%m-%d %H:%M"), "commit": commit.strip(), "load_avg": [round(x, 2) for x in os.getloadavg()],
+    return {"date": stamp(), "commit": commit(), "load_avg": load_avg(),
             "cpus": os.cpu_count(), "milvus_lite": version("milvus-lite"), "pymilvus": version("pymilvus"),
             "args": " ".join(sys.argv[1:]), "python": sys.version.split()[0]}
 

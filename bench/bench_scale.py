@@ -49,7 +49,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 RESULTS = ROOT / "bench" / "results"
 
-from bench_search import (STDLIB, StandIn, base_env, cli_command, golden_queries, pct,  # noqa: E402
+from _common import commit, latency, load_avg, stamp  # noqa: E402
+from bench_search import (STDLIB, StandIn, base_env, cli_command, golden_queries,  # noqa: E402
                           settings_for, stdlib_files)
 
 from codeseam import api, embed  # noqa: E402
@@ -210,15 +211,15 @@ def measure_size(cache: Path, size: int, queries: list[str], cold_reps: int) -> 
             t = time.perf_counter()
             ix.search(q)
             times.append((time.perf_counter() - t) * 1000)
-        out["warm_search_ms"] = pct(times)
+        out["warm_search_ms"] = latency(times)
         out["dense_filter_ms"] = dense_filter_cost(ix, queries)
     db = Path(settings.resolved_milvus_uri)
     out["disk_mb"] = round(sum(p.stat().st_size for p in db.parent.glob(db.name + "*") if p.is_file()) / 1e6, 1)
     direct = base_env(data, RAG_KEEPALIVE="0")
     out["noop_resync_cold_s"] = round(cli(direct, "index", str(corpus), "--repo-id", "corpus"), 2)
     out["noop_resync_cold_cpu_s"] = CPU_LOG[-1]
-    out["cold_search_s"] = pct([cli(direct, "search", queries[i % len(queries)], "--json") for i in range(cold_reps)])
-    out["cold_search_cpu_s"] = pct(CPU_LOG[-cold_reps:])
+    out["cold_search_s"] = latency([cli(direct, "search", queries[i % len(queries)], "--json") for i in range(cold_reps)])
+    out["cold_search_cpu_s"] = latency(CPU_LOG[-cold_reps:])
     keep = base_env(data, RAG_KEEPALIVE="600")
     cli(keep, "search", queries[0], "--json")
     from bench_search import server_memory
@@ -245,7 +246,7 @@ def dense_filter_cost(ix, queries: list[str]) -> dict:
         ix.store._m.call("search", "search", ix.store.names.chunks, data=[v], anns_field="dense", limit=48,
                          output_fields=list(sch.CHUNK_FIELDS), search_params={"metric_type": sch.DENSE_METRIC})
         without.append((time.perf_counter() - t) * 1000)
-    return {"with_filter": pct(with_f), "without_filter": pct(without)}
+    return {"with_filter": latency(with_f), "without_filter": latency(without)}
 
 
 def first_index(cache: Path, size: int) -> dict:
@@ -328,7 +329,7 @@ def render(r: dict) -> str:
                 except (KeyError, TypeError):
                     vals.append(None)
             growth = []
-            for a, b in zip(vals, vals[1:]):
+            for a, b in zip(vals, vals[1:], strict=False):
                 growth.append(f"x{b / a:.2f}" if isinstance(a, (int, float)) and isinstance(b, (int, float)) and a else "")
             out.append(f"| {label} | " + " | ".join("" if v is None else str(v) for v in vals) + " | "
                        + ", ".join(g for g in growth if g) + " |")
@@ -351,9 +352,7 @@ def render(r: dict) -> str:
 
 
 def meta() -> dict:
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()
-    return {"date": time.strftime("%Y-%m-%d %H:%M"), "commit": commit, "load": [round(x, 2) for x in os.getloadavg()]}
+    return {"date": stamp(), "commit": commit(), "load": load_avg()}
 
 
 def main() -> None:
@@ -376,7 +375,7 @@ def main() -> None:
     for size in [int(s) for s in args.sizes.split(",") if s]:
         m = meta()
         r = measure_size(cache, size, queries, args.cold_reps)
-        r["meta"] = {**m, "load_end": [round(x, 2) for x in os.getloadavg()]}
+        r["meta"] = {**m, "load_end": load_avg()}
         result = json.loads(path.read_text()) if path.exists() else {"sizes": {}}  # another size may have landed
         result["sizes"][str(size)] = r
         path.write_text(json.dumps(result, indent=1))

@@ -35,7 +35,6 @@ import hashlib
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import sysconfig
@@ -43,13 +42,14 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from codeseam import api, embed  # noqa: E402
-from codeseam.embed import FakeEmbedder  # noqa: E402
-from codeseam.settings import load_settings  # noqa: E402
+from _common import RESULTS, ROOT, commit, latency, load_avg, stamp
 
-ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "bench" / "results"
+from codeseam import api, embed
+from codeseam.embed import FakeEmbedder
+from codeseam.settings import load_settings
+
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 GOLDEN = ROOT.parent / "shared" / "golden" / "stdlib-dev.jsonl"
 HEAVY = ["numpy", "pymilvus", "milvus_lite", "onnxruntime", "tokenizers", "tree_sitter", "torch", "fastapi"]
@@ -173,12 +173,6 @@ def golden_queries() -> list[str]:
     return [json.loads(line)["query"] for line in GOLDEN.read_text().splitlines() if line.strip()]
 
 
-def pct(xs: list[float]) -> dict:
-    xs = sorted(xs)
-    return {"p50": round(statistics.median(xs), 2), "p95": round(xs[min(len(xs) - 1, int(0.95 * len(xs)))], 2),
-            "n": len(xs)}
-
-
 # -- warm, in-process ------------------------------------------------------------------------------
 
 def warm(settings, queries: list[str], rounds: int) -> dict:
@@ -217,7 +211,7 @@ def warm(settings, queries: list[str], rounds: int) -> dict:
                     fn(q)
                     times[name].append((time.perf_counter() - t) * 1000)
     pool.shutdown()
-    return {"ms": {name: pct(xs) for name, xs in times.items()}, "overlapped_same_hits": same}
+    return {"ms": {name: latency(xs) for name, xs in times.items()}, "overlapped_same_hits": same}
 
 
 class Prefetched:
@@ -263,13 +257,13 @@ def cold(data: Path, queries: list[str], reps: dict[str, int]) -> dict:
         wall, res = run_cli(direct_env, "search", queries[i % len(queries)], "--json")
         times.append(wall)
         hits_direct[queries[i % len(queries)]] = json.loads(res.stdout)["hits"]
-    out["s"]["direct"] = pct(times)
+    out["s"]["direct"] = latency(times)
     times = []
     for i in range(reps["spawn"]):
         run_cli(keep_env, "stop")
         wall, _ = run_cli(keep_env, "search", queries[i % len(queries)], "--json")
         times.append(wall)
-    out["s"]["first call, starts the server"] = pct(times)
+    out["s"]["first call, starts the server"] = latency(times)
     times = []
     for i in range(reps["server"]):
         q = queries[i % len(queries)]
@@ -277,7 +271,7 @@ def cold(data: Path, queries: list[str], reps: dict[str, int]) -> dict:
         assert "going through it" in res.stderr, res.stderr
         times.append(wall)
         hits_server[q] = json.loads(res.stdout)["hits"]
-    out["s"]["through the keep-alive server"] = pct(times)
+    out["s"]["through the keep-alive server"] = latency(times)
     out["same_hits_direct_and_server"] = all(hits_server[q] == h for q, h in hits_direct.items() if q in hits_server)
     out["server_memory_mb"] = server_memory(data)
     out["imports"] = imports(keep_env, queries[0])
@@ -370,11 +364,8 @@ def main() -> None:
     ap.add_argument("--cold-reps", type=int, default=5, help="cold: direct and first-call runs per size")
     ap.add_argument("--server-reps", type=int, default=20, help="cold: runs through the running server")
     args = ap.parse_args()
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                            text=True).stdout.strip()
     queries = golden_queries()
-    data: dict = {"meta": {"date": time.strftime("%Y-%m-%d %H:%M"), "commit": commit,
-                           "load": [round(x, 2) for x in os.getloadavg()], "queries": len(queries),
+    data: dict = {"meta": {"date": stamp(), "commit": commit(), "load": load_avg(), "queries": len(queries),
                            "args": " ".join(sys.argv[1:])}, "sizes": {}}
     cache = Path(args.cache)
     for size in sorted((int(s) for s in args.sizes.split(",") if s), reverse=True):
@@ -387,7 +378,7 @@ def main() -> None:
         r["cold"] = cold(cache / f"data-{size}", queries, reps)
         print(json.dumps(r["cold"]), file=sys.stderr)
         data["sizes"][str(size)] = r
-    data["meta"]["load_end"] = [round(x, 2) for x in os.getloadavg()]
+    data["meta"]["load_end"] = load_avg()
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "search.json").write_text(json.dumps(data, indent=2) + "\n")
     (RESULTS / "search.md").write_text(render(data))

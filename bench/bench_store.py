@@ -53,7 +53,9 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+sys.path[:0] = [str(ROOT / "src"), str(ROOT / "bench")]
+
+from _common import percentile  # noqa: E402
 
 from codeseam.records import Chunk, content_hash  # noqa: E402
 from codeseam.settings import Settings  # noqa: E402
@@ -116,13 +118,8 @@ def rows_of(windows, vectors, repo_of) -> list[ChunkRow]:
     return rows
 
 
-def pct(values: list[float], q: float) -> float:
-    s = sorted(values)
-    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
-
-
 def summary(ms: list[float]) -> dict:
-    return {"p50_ms": round(statistics.median(ms), 2), "p95_ms": round(pct(ms, 0.95), 2),
+    return {"p50_ms": round(percentile(ms, 0.5), 2), "p95_ms": round(percentile(ms, 0.95), 2),
             "mean_ms": round(statistics.fmean(ms), 2), "n": len(ms)}
 
 
@@ -145,7 +142,7 @@ def build_and_search(size: int, n_queries: int, workdir: Path, index_choice: boo
         i, sizes = 0, [100, 500, 2000]
         while i < len(rows):
             batch = rows[i:i + sizes[(i // 2000) % 3]]
-            ms = timed(lambda: store.insert_chunks(batch))
+            ms = timed(lambda batch=batch: store.insert_chunks(batch))
             inserts.setdefault(len(batch), []).append(len(batch) / (ms / 1000))
             i += len(batch)
         out["flush_ms"] = round(timed(store.flush), 1)
@@ -180,7 +177,7 @@ def warm_search(store: Store, n: int) -> dict:
     times: dict[str, list[float]] = {name: [] for name in variants}
     for i in range(n):  # interleaved, so machine noise hits every variant alike
         for name, fn in variants.items():
-            times[name].append(timed(lambda: fn(i)))
+            times[name].append(timed(lambda fn=fn, i=i: fn(i)))
     return {name: summary(ms) for name, ms in times.items()} | {"k": k}
 
 
@@ -313,7 +310,7 @@ def run_cold(code: str, *args: str) -> dict:
                          timeout=300, cwd=str(ROOT))
     if out.returncode:
         raise RuntimeError(out.stderr[-2000:])
-    return eval(out.stdout.strip().splitlines()[-1])  # noqa: S307 - our own subprocess' dict
+    return eval(out.stdout.strip().splitlines()[-1])
 
 
 def cold(data_dir: Path, rounds: int) -> dict:
@@ -349,7 +346,7 @@ def load_composition(workdir: Path, n: int, rounds: int) -> dict:
     settings = Settings(data_dir=str(workdir / "load"))
     with Store.open(settings, expect=META, create=True) as store:
         client = store._m.client
-        for name, parts in configs.items():
+        for parts in configs.values():
             cname = "load_" + "_".join(parts)
             schema = MilvusClient.create_schema(auto_id=False)
             schema.add_field("id", DataType.INT64, is_primary=True)
@@ -472,7 +469,7 @@ def write_report(res: dict, out: Path) -> None:
          "index on Lite: FLAT, inner product. Shared 2-core machine: compare rows measured side by side.", ""]
     for size in res["sizes"]:
         b = res["build"][str(size)]
-        L += [f"## {size:,} rows", "", f"Insert throughput (rows/s, median per `insert_chunks` call size): "
+        L += [f"## {size:,} rows", "", "Insert throughput (rows/s, median per `insert_chunks` call size): "
               + ", ".join(f"{k} rows/call: {v:,}" for k, v in b["insert_rows_per_s"].items())
               + f"; flush after the build: {b['flush_ms']} ms.", "",
               f"Warm search, k={b['search']['k']}, {b['search']['dense']['n']} queries, interleaved:", "",

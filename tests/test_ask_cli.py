@@ -196,8 +196,8 @@ def test_limits_and_usage(indexed, capsys):
 
 
 def test_split_answer_reassembles_the_rendered_text(indexed, capsys):
+    from codeseam.codec import split_answer
     from codeseam.records import Answer, Citation
-    from codeseam.service import split_answer
 
     cite = Citation(1, "a.py", 1, 3, "f")
     cases = [

@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 from codeseam import api
+from codeseam.codec import search_json
 from codeseam.settings import load_settings
-from codeseam.surfaces.cli_index import search_json
 from tests.support.fixtures import isolated_git  # noqa: F401 - autouse
 from tests.support.fresh import Scenario, git, make_repo, true_to_disk
 from tests.test_crash import compare
 
 
-def fake(tmp: Path, **extra) -> "api.Settings":
+def fake(tmp: Path, **extra) -> api.Settings:
     return load_settings({"embedding_backend": "fake", "data_dir": str(tmp), "keepalive": 0, **extra},
                          env={"RAG_CONFIG": os.devnull})
 

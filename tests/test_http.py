@@ -8,9 +8,9 @@ import socket
 import subprocess
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 import httpx
 import pytest
@@ -78,12 +78,12 @@ def site(tmp_path_factory, llm):
     settings = load_settings(env=env)
     service = Service(settings, cwd=tmp / "work").open()
     try:
-        with running(create_app(service)) as url, running(create_app(service, token=TOKEN)) as locked:
-            with httpx.Client(base_url=url, timeout=60) as client:
-                job = client.post("/index", json={"path": str(repo)}).json()
-                assert wait_job(client, job["id"])["state"] == "done"
-                yield {"url": url, "locked": locked, "client": client, "service": service, "tmp": tmp,
-                       "repo": repo, "settings": settings}
+        with running(create_app(service)) as url, running(create_app(service, token=TOKEN)) as locked, \
+                httpx.Client(base_url=url, timeout=60) as client:
+            job = client.post("/index", json={"path": str(repo)}).json()
+            assert wait_job(client, job["id"])["state"] == "done"
+            yield {"url": url, "locked": locked, "client": client, "service": service, "tmp": tmp,
+                   "repo": repo, "settings": settings}
     finally:
         service.close()
 
@@ -251,6 +251,29 @@ def test_remote_index_streams_through_the_server(site, llm):
         llm.script(reply)
         plain = remote.ask("how is the retry delay computed?", k=3)  # not streamed: the same answer
         assert plain.answer == answer.answer and plain.citations == answer.citations
+
+
+def test_remote_index_sends_every_search_field_and_gets_the_local_records(site):
+    """A request with every filter set: through the server (RemoteIndex, codec.request_params)
+    it is the search the service runs here, record for record; GET /search takes every field."""
+    import dataclasses
+
+    from codeseam import codec
+    from codeseam.codec import WIRE_NAMES
+    from codeseam.interface import SearchRequest
+    from codeseam.owner.client import RemoteIndex
+    from codeseam.owner.serverfile import ServerInfo
+
+    params = {p["name"] for p in site["client"].get("/openapi.json").json()["paths"]["/search"]["get"]["parameters"]}
+    assert {WIRE_NAMES.get(f.name, f.name) for f in dataclasses.fields(SearchRequest)} <= params
+    request = SearchRequest("retry delay", repo="proj", path_glob="pkg/**", language="Python", role="source",
+                            k=3, mode="bm25", offset=1, limit=1)
+    with RemoteIndex(ServerInfo(kind="http", pid=0, url=site["url"]), site["settings"]) as remote:
+        remote_result = remote.search(request)
+    local = site["service"].search(request)
+    assert local.hits and {h.path for h in local.hits} == {"pkg/retry.py"}
+    # the same records (scores within the 6 decimals the JSON keeps), all k hits: the page is the skin's
+    assert codec.search_json(remote_result, evidence=True) == codec.search_json(local, evidence=True)
 
 
 def test_llm_failures_map_to_502_and_503(site, llm, tmp_path):

@@ -221,6 +221,39 @@ def test_a_call_with_other_settings_replaces_an_idle_server(box):
     assert wait_dead(pid, 10)
 
 
+def test_an_allow_pattern_with_a_comma_reaches_the_server_whole(box):
+    """Settings reach the keep-alive server as they are: an allow pattern holding a comma used to
+    arrive split in two, so the fingerprints differed and every call restarted the server."""
+    (box["work"].parent / "cfg.toml").write_text('scrub_allow = ["AKIA[0-9]{4,8}"]\n')
+    first = cli(box, "-v", "search", "compute_retry_delay", "--json")
+    pid = through_pid(first.stderr)
+    assert pid is not None and hits(first)[0][3] == "compute_retry_delay"
+    second = cli(box, "-v", "search", "parse_header_line", "--json")
+    assert "started with other settings" not in second.stderr
+    assert through_pid(second.stderr) == pid and hits(second)[0][3] == "parse_header_line"
+    assert owner.read_server_file(box["settings"]).fingerprint == keepalive.fingerprint(
+        load_settings(env=box["env"]))
+
+
+def test_a_relative_data_dir_means_the_same_index_to_the_server(box):
+    """A relative RAG_DATA_DIR is read from the caller's folder: the keep-alive server runs there
+    too, so it opens the caller's index (it used to start in the index's folder, open a second,
+    empty index below it and never answer: each call waited RAG_KEEPALIVE seconds for it)."""
+    def search(query: str) -> subprocess.CompletedProcess:  # from the folder that holds data/
+        res = subprocess.run([*CLI, "-v", "search", query, "--json"], cwd=box["work"].parent,
+                             env={**box["env"], "RAG_DATA_DIR": "data"}, capture_output=True, text=True, timeout=120)
+        box["pids"].update(p for p in [through_pid(res.stderr)] if p)
+        return res
+
+    first = search("compute_retry_delay")
+    assert "did not start" not in first.stderr and hits(first)[0][3] == "compute_retry_delay"
+    pid = through_pid(first.stderr)
+    assert pid is not None and pid == live(box).pid
+    second = search("parse_header_line")
+    assert through_pid(second.stderr) == pid and hits(second)[0][3] == "parse_header_line"
+    assert not (box["work"].parent / "data" / "data").exists()
+
+
 def test_search_through_the_server_imports_no_heavy_module(box):
     cli(box, "search", "retry")  # starts the server
     live(box)
@@ -240,7 +273,7 @@ def test_mcp_through_a_keepalive_server_keeps_its_allowed_roots_and_the_server_a
     info = live(box)
     outside = tmp_path / "outside"
     outside.mkdir()
-    svc = owner.RemoteService(info, box["settings"], cwd=str(box["work"]))
+    svc = owner.RemoteIndex(info, box["settings"], cwd=str(box["work"])).open()
     try:
         with pytest.raises(UnsafePathError, match="outside the allowed roots"):
             svc.start_index(str(outside))
@@ -307,12 +340,11 @@ def test_when_the_cli_starts_a_server():
     env = {"RAG_CONFIG": os.devnull, "RAG_DATA_DIR": "/nonexistent-codeseam"}
     s = load_settings(env=env)
     assert s.keepalive > 0  # on by default
-    assert not keepalive.wanted(s, "search", {})  # no index yet: nothing to keep alive
-    assert keepalive.wanted(s, "index", {})  # indexing creates it
-    assert not keepalive.wanted(s, "index", {"dry_run": True})
-    assert not keepalive.wanted(s, "index", {"rebuild": True})
-    assert not keepalive.wanted(s.replace(keepalive=0), "index", {})
-    assert not keepalive.wanted(s.replace(milvus_uri="http://milvus:19530"), "index", {})
+    assert not keepalive.wanted(s, "search")  # no index yet: nothing to keep alive
+    assert keepalive.wanted(s, "index")  # indexing creates it
+    assert not keepalive.wanted(s, "rebuild")  # runs here (a dry run never asks: it touches no index)
+    assert not keepalive.wanted(s.replace(keepalive=0), "index")
+    assert not keepalive.wanted(s.replace(milvus_uri="http://milvus:19530"), "index")
     assert keepalive.fingerprint(s) == keepalive.fingerprint(s.replace(keepalive=5, server_token="x"))
     assert keepalive.fingerprint(s) != keepalive.fingerprint(s.replace(k=3))
     with pytest.raises(ConfigError, match="keepalive"):

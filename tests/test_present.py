@@ -35,7 +35,7 @@ def test_tokens_join_to_exactly_the_lines_of_the_text(text, language):
     assert joined(lines) == present.text_lines(present.display_text(text))
     for line in lines:
         assert all(isinstance(css, str) and piece for css, piece in line)  # no empty tokens
-        assert all(a[0] != b[0] for a, b in zip(line, line[1:]))  # neighbours of one class merged
+        assert all(a[0] != b[0] for a, b in zip(line, line[1:], strict=False))  # neighbours of one class merged
 
 
 def test_text_lines_follow_the_hits_line_numbers():
@@ -52,6 +52,8 @@ def test_codeseams_own_sources_are_highlighted():
     known = set(STANDARD_TYPES.values())
     for path in sorted(SRC.rglob("*.py"))[:40]:
         text = path.read_text()
+        if text.count("\n") < 10:  # too short to hold a keyword (_version.py)
+            continue
         lines = present.highlight_lines(text, "python", path.name)
         assert joined(lines) == present.text_lines(text)
         classes = {css for line in lines for css, _ in line}
@@ -96,7 +98,7 @@ def test_editor_links_decode_to_the_file_and_keep_their_scheme(name, line):
 
 
 def test_editor_link_patterns():
-    assert present.DEFAULT_EDITOR_URL == Settings().editor_url
+    assert Settings().editor_url == present.DEFAULT_EDITOR_URL
     idea = "idea://open?file={path}&line={line}"
     assert present.editor_url(idea, "/r", "a b.py", 3) == "idea://open?file=/r/a%20b.py&line=3"
     assert present.editor_url("file://{path}#L{line}-L{end_line}", "/r", "x.py", 3, 9) == "file:///r/x.py#L3-L9"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 _API = ("index", "search", "ask", "remove", "status", "inspect", "open_index")
 

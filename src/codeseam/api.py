@@ -20,42 +20,19 @@ import os
 import re
 import threading
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
-from . import safety
 from .errors import ConfigError, NotIndexedError
-from .records import Answer, SearchResult
+from .interface import SearchRequest
+from .records import Answer, RepoStatus, SearchResult, Status
 from .settings import Settings, load_settings
 
+if TYPE_CHECKING:  # pragma: no cover
+    from .fresh import Refresher
+
 log = logging.getLogger(__name__)
-
-
-
-@dataclass(frozen=True)
-class RepoStatus:
-    repo_id: str
-    root: str
-    files: int
-    chunks: int
-    last_sync: float | None
-    state: str
-    languages: tuple[tuple[str, int], ...] = ()  # (language label, files), most files first
-    roles: tuple[str, ...] = ()  # the file roles that have chunks, in ROLES order
-    freshness: str = ""  # watch | scan | missing | off (fresh/refresh.py)
-    freshness_note: str = ""  # why a repo is not watched, what failed
-
-
-@dataclass(frozen=True)
-class Status:
-    uri: str
-    collection: str
-    embedder: str
-    dim: int
-    chunker: str
-    schema_version: int
-    repos: tuple[RepoStatus, ...] = field(default_factory=tuple)
 
 
 def default_repo_id(root: str) -> str:
@@ -85,10 +62,10 @@ class Index:
         self.store = Store.open(self.settings, expect=self.meta, create=create)
         self.lock = threading.RLock()
         self.index_lock = threading.Lock()  # one indexing run at a time per process
-        self._refresher = None
+        self._refresher: Refresher | None = None
 
     @property
-    def refresher(self):
+    def refresher(self) -> Refresher:
         """The freshness of this session's queries (fresh/refresh.py); long-lived owners turn
         its watchers on (``refresher.enable_watching()``)."""
         if self._refresher is None:
@@ -103,7 +80,7 @@ class Index:
             self._refresher.close()
         self.store.close()
 
-    def __enter__(self) -> "Index":
+    def __enter__(self) -> Index:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -116,7 +93,7 @@ class Index:
         from .indexing.run import IndexRun
 
         started = time.perf_counter()
-        discovery = discover(path, max_file_bytes=self.settings.max_file_bytes)
+        discovery = discover(os.fspath(path), max_file_bytes=self.settings.max_file_bytes)
         repo_id = repo_id or default_repo_id(discovery.root)
         self._check_root(repo_id, discovery.root)
         enricher = self._enricher(progress)
@@ -147,24 +124,25 @@ class Index:
             )
 
     # -- queries -----------------------------------------------------------------------
-    def search(self, query: str, *, repo: str | None = None, path_glob: str | None = None,
-               language: str | None = None, k: int | None = None, mode: str = "hybrid",
-               role: str | Sequence[str] | None = None) -> SearchResult:
+    def search(self, request: SearchRequest | str, /, **options: Any) -> SearchResult:
+        """The hits of ``request`` (or of the query ``request`` with ``options``, the request's
+        fields): every hit checked against its file, ``partial`` while a repo in scope is indexed."""
         from .chunk.languages import language_key
         from .query.retrieve import retrieve
         from .store import Filters
 
-        query = safety.check_query(query)
-        k = safety.check_k(k if k is not None else self.settings.k)
+        request = SearchRequest.of(request, **options)
+        k = request.k if request.k is not None else self.settings.k
         records = self.store.repo_records()
-        repos = self._known_repos(repo, records)
-        filters = Filters(repos=repos, path_glob=path_glob or None,
-                          language=language_key(language) if language and language.strip() else None,
-                          roles=safety.check_roles(role))
+        repos = self._known_repos(request.repo, records)
+        filters = Filters(repos=repos, path_glob=request.path_glob,
+                          language=language_key(request.language) if request.language else None,
+                          roles=request.role)
         fresh = self.refresher.begin(repos or tuple(records), records)  # bring the repos up to date
 
         def run() -> SearchResult:
-            return retrieve(self.store, self.embedder, self.settings, query, filters, k, mode=mode, lock=self.lock)
+            return retrieve(self.store, self.embedder, self.settings, request.query, filters, k, mode=request.mode,
+                            lock=self.lock)
 
         result = self.refresher.finish(fresh, run(), run)  # every hit checked against its file
         if not result.hits and (filters.language or filters.path_glob or filters.roles):
@@ -186,7 +164,8 @@ class Index:
             counts = [self.store.dense_progress(r) for r in unfinished]
         progress = IndexProgress(
             unfinished, sum(c["files"] for c in counts),
-            sum(max(int(records[r].get("files_total") or 0), c["files"]) for r, c in zip(unfinished, counts)),
+            sum(max(int(records[r].get("files_total") or 0), c["files"])
+                for r, c in zip(unfinished, counts, strict=True)),
             sum(c["chunks"] for c in counts), sum(c["embedded"] for c in counts))
         return dataclasses.replace(result, partial=True, progress=progress)
 
@@ -218,19 +197,21 @@ class Index:
                 f"no file {where}{also} matches the path glob {filters.path_glob!r}",
                 hint="globs use gitignore syntax on repo-relative paths: 'src/**', '*.py', 'pkg/*/util.go'")
 
-    def ask(self, question: str, *, repo: str | None = None, k: int | None = None,
-            on_delta: Callable[[str], None] | None = None) -> Answer:
+    def ask(self, request: SearchRequest | str, /, *, on_delta: Callable[[str], None] | None = None,
+            **options: Any) -> Answer:
+        """An answer to the question ``request`` with checked citations to the hits it finds; no
+        LLM call when they are weak or none."""
         from .answer import answer_question
+        from .fresh import sendable, with_notes
         from .llm import ChatClient, LLMConfig
 
-        from .fresh import with_notes, sendable
-
-        result = self.search(question, repo=repo, k=k)
+        request = SearchRequest.of(request, **options)
+        result = self.search(request)
         hits, notes = sendable(result.hits)  # stale text never reaches the model unsaid
         if result.weak or not hits:
-            return with_notes(answer_question(question, hits, None, weak=True), notes)  # type: ignore[arg-type]
+            return with_notes(answer_question(request.query, hits, None, weak=True), notes)  # type: ignore[arg-type]
         with ChatClient(LLMConfig.from_settings(self.settings)) as client:
-            return with_notes(answer_question(question, hits, client, weak=False, on_delta=on_delta), notes)
+            return with_notes(answer_question(request.query, hits, client, weak=False, on_delta=on_delta), notes)
 
     def _known_repos(self, repo: str | None, known: dict[str, dict] | None = None) -> tuple[str, ...]:
         known = self.store.repo_records() if known is None else known
@@ -316,10 +297,10 @@ def index(path: str | os.PathLike[str], *, repo_id: str | None = None, settings:
     """Index (or incrementally re-sync) the repository at ``path``; returns an IndexReport."""
     settings = _settings(settings)
     if dry_run:
-        from .indexing.report import dry_run as _dry_run
         from .discover import discover
+        from .indexing.report import dry_run as _dry_run
 
-        root = discover(path, max_file_bytes=settings.max_file_bytes).root
+        root = discover(os.fspath(path), max_file_bytes=settings.max_file_bytes).root
         return _dry_run(root, repo_id or default_repo_id(root), settings)
     if rebuild:
         from .store import Store
@@ -329,17 +310,15 @@ def index(path: str | os.PathLike[str], *, repo_id: str | None = None, settings:
         return ix.index(path, repo_id=repo_id, progress=progress)
 
 
-def search(query: str, *, repo: str | None = None, path_glob: str | None = None, language: str | None = None,
-           k: int | None = None, mode: str = "hybrid", role: str | Sequence[str] | None = None,
-           settings: Settings | None = None) -> SearchResult:
+def search(request: SearchRequest | str, /, *, settings: Settings | None = None, **options: Any) -> SearchResult:
     with Index(settings) as ix:
-        return ix.search(query, repo=repo, path_glob=path_glob, language=language, k=k, mode=mode, role=role)
+        return ix.search(request, **options)
 
 
-def ask(question: str, *, repo: str | None = None, k: int | None = None, settings: Settings | None = None,
-        on_delta: Callable[[str], None] | None = None) -> Answer:
+def ask(request: SearchRequest | str, /, *, settings: Settings | None = None,
+        on_delta: Callable[[str], None] | None = None, **options: Any) -> Answer:
     with Index(settings) as ix:
-        return ix.ask(question, repo=repo, k=k, on_delta=on_delta)
+        return ix.ask(request, on_delta=on_delta, **options)
 
 
 def remove(repo: str, *, settings: Settings | None = None) -> int:

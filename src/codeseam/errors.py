@@ -24,6 +24,11 @@ exact rebuild command. Exit codes: 1 for fatal errors, 2 for usage errors (click
 
 from __future__ import annotations
 
+# The hint of a failed write (a StoreError from the store client, an injected fault, an OSError
+# mid-run): the index is derived data, so indexing again repairs it.
+REPAIR_HINT = ("if the disk is full, free space first; the index is derived data, so running "
+               "`codeseam index PATH` again repairs what a failed write left behind")
+
 
 class CodeseamError(Exception):
     """Base class of every error codeseam raises on purpose."""

@@ -105,8 +105,7 @@ def _fire(rule: Rule) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
         time.sleep(60)  # pragma: no cover - the signal arrives first
     elif rule.action == "raise":
-        from .errors import StoreError
-        from .store.client import REPAIR_HINT
+        from .errors import REPAIR_HINT, StoreError
 
         raise StoreError(f"Milvus failed to write ({what})", hint=REPAIR_HINT)
     elif rule.action == "enospc":

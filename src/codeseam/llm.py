@@ -30,7 +30,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 import tenacity
 
-from . import __version__
+from ._version import __version__
 from .errors import LLMError, LLMResponseError, LLMUnavailableError
 
 log = logging.getLogger(__name__)

@@ -159,3 +159,32 @@ class Answer:
     citations: tuple[Citation, ...]
     weak: bool
     notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RepoStatus:
+    """One indexed repo, as ``status`` reports it."""
+
+    repo_id: str
+    root: str
+    files: int
+    chunks: int
+    last_sync: float | None
+    state: str
+    languages: tuple[tuple[str, int], ...] = ()  # (language label, files), most files first
+    roles: tuple[str, ...] = ()  # the file roles that have chunks, in ROLES order
+    freshness: str = ""  # watch | scan | missing | off (fresh/refresh.py)
+    freshness_note: str = ""  # why a repo is not watched, what failed
+
+
+@dataclass(frozen=True)
+class Status:
+    """What ``status`` reports: where the index lives, what it was built with, its repos."""
+
+    uri: str
+    collection: str
+    embedder: str
+    dim: int
+    chunker: str
+    schema_version: int
+    repos: tuple[RepoStatus, ...] = ()

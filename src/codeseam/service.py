@@ -1,25 +1,14 @@
-"""One long-lived service over one index, shared by the MCP and HTTP skins.
+"""One long-lived service over one index, shared by the MCP and HTTP skins (an
+``interface.IndexServer``, as ``owner.RemoteIndex`` is).
 
-:class:`Service` owns an :class:`~codeseam.api.Index` session (the one process that holds a
-Milvus Lite file) and adds what a server needs on top of it:
-
-- **background indexing jobs**: ``start_index`` checks the path against the allowed roots
-  (``safety.py``), then runs the indexing in a worker thread and returns a :class:`Job` at
-  once. Only one job runs at a time; a second request raises ``IndexBusyError`` naming the
-  running job. Searches, status and answers keep working while a job runs (the session's
-  lock makes each search see every file either before or after its update). ``Job`` carries
-  live progress (phase, files done of total, chunks embedded and written) and, at the end,
-  the run report or the error with its hint.
-- **lazy, retried opening**: when another process holds the index, each call raises the
-  ``IndexBusyError`` (with the holder's name) and the next call tries again, so a server
-  started while a CLI run indexes becomes useful once that run ends.
-- **streamed answers**: ``ask_events`` yields the reply's deltas as the model sends them,
-  then the checked answer (``POST /ask`` with ``"stream": true``).
-- **answers in JSON**: :func:`answer_json` / :func:`split_answer` separate an answer's text
-  from the ``Sources:`` list (or the no-citation warning) that ``answer.py`` appends.
-
-Closing the service stops a running job at its next file (the indexing run is crash-safe:
-the next run finishes what was left) and closes the index.
+:class:`Service` owns an ``api.Index`` session, opened lazily and retried while another process
+holds the index (so a server started while a CLI run indexes becomes useful once that run
+ends), and adds background indexing jobs: ``start_index`` checks the path against the allowed
+roots (``safety``) and returns a running :class:`~codeseam.jobs.Job` at once; one job at a time
+(a second is an ``IndexBusyError`` naming the first); searches and answers go on meanwhile (the
+session's lock shows each file before or after its update). ``ask_events`` streams an answer's
+deltas, then the checked answer. Closing stops a running job at its next file (the next run
+finishes it) and closes the index.
 """
 
 from __future__ import annotations
@@ -30,105 +19,23 @@ import os
 import queue
 import threading
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
-from . import safety
-from .errors import (CodeseamError, ConfigError, FatalError, IndexBusyError, LLMUnavailableError, NotIndexedError)
-from .records import Answer, SearchResult
+from . import codec, safety
+from .errors import CodeseamError, ConfigError, FatalError, IndexBusyError, LLMUnavailableError, NotIndexedError
+from .interface import SearchRequest
+from .jobs import Job, JobCancelled, UnknownJobError
+from .records import Answer, SearchResult, Status
 from .settings import Settings
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .api import Index, Status
+    from .api import Index
 
 log = logging.getLogger(__name__)
 
 KEEP_JOBS = 20  # finished jobs remembered for get_status / GET /jobs/{id}
-
-
-class JobCancelled(FatalError):
-    """The indexing job was stopped (server shutdown)."""
-
-
-class UnknownJobError(ConfigError):
-    """No indexing job has this id (or it was forgotten: the last KEEP_JOBS are kept)."""
-
-
-@dataclass
-class Job:
-    """One background indexing run and its live progress."""
-
-    id: str
-    path: str
-    repo_id: str
-    state: str = "running"  # running | done | failed | cancelled
-    phase: str = "starting"  # starting, discover, plan, files, embedding, writing, done
-    started: float = field(default_factory=time.time)
-    finished: float | None = None
-    files_total: int | None = None
-    files_done: int = 0
-    chunks_embedded: int = 0
-    chunks_written: int = 0
-    current_file: str = ""
-    error: str | None = None
-    hint: str | None = None
-    report: dict[str, Any] | None = None
-    cancel: threading.Event = field(default_factory=threading.Event, repr=False)
-    stop_reason: str = field(default="the server is shutting down", repr=False)
-    finished_event: threading.Event = field(default_factory=threading.Event, repr=False)
-
-    @property
-    def running(self) -> bool:
-        return self.state == "running"
-
-    def to_json(self, *, compact: bool = False) -> dict[str, Any]:
-        """The job as JSON. ``compact`` drops the report's per-file lists (skips, warnings),
-        keeping their counts: status listings stay small however large the repo."""
-        report = self.report
-        if compact and report is not None:
-            report = {k: v for k, v in report.items() if k not in ("skips", "warnings")}
-            report["skipped"] = len(self.report.get("skips", ()))
-            report["warning_count"] = len(self.report.get("warnings", ()))
-        return {
-            "id": self.id, "path": self.path, "repo_id": self.repo_id, "state": self.state,
-            "phase": self.phase, "started": self.started, "finished": self.finished,
-            "files_total": self.files_total, "files_done": self.files_done,
-            "chunks_embedded": self.chunks_embedded, "chunks_written": self.chunks_written,
-            "current_file": self.current_file, "error": self.error, "hint": self.hint,
-            "report": report,
-        }
-
-    def line(self) -> str:
-        """One line for people: what the job is doing or how it ended."""
-        head = f"job {self.id} ({self.repo_id}): {self.state}"
-        if self.running:
-            total = "?" if self.files_total is None else self.files_total
-            return (f"{head}, {self.phase}: {self.files_done}/{total} files, "
-                    f"{self.chunks_embedded} chunks embedded, {self.chunks_written} written")
-        if self.state == "done" and self.report:
-            r = self.report
-            return (f"{head}: {r.get('files_indexed', 0)} files indexed, {r.get('files_unchanged', 0)} "
-                    f"unchanged, {r.get('chunks_written', 0)} chunks written in {r.get('seconds', 0):.1f}s")
-        return f"{head}: {self.error or ''}".rstrip(": ")
-
-    # -- the progress callback of the indexing run -------------------------------------
-    def progress(self, event: str, **f: Any) -> None:
-        if self.cancel.is_set():
-            raise JobCancelled(f"indexing stopped: {self.stop_reason}",
-                               hint="run the index again; it finishes what this run left")
-        if event == "files":
-            self.phase, self.files_total = "files", f.get("total")
-        elif event == "file":
-            self.files_done, self.current_file = f.get("done", self.files_done), f.get("path", "")
-        elif event == "backfill":  # the written rows get their vectors from here on
-            self.phase = "embedding"
-        elif event == "embedded":
-            self.phase, self.chunks_embedded = "embedding", self.chunks_embedded + f.get("count", 0)
-        elif event == "written":
-            self.phase, self.chunks_written = "writing", self.chunks_written + f.get("chunks", 0)
-        elif event in ("discover", "plan"):
-            self.phase = event
 
 
 class Service:
@@ -149,12 +56,12 @@ class Service:
         self._closed = False
 
     # -- lifecycle -------------------------------------------------------------------------
-    def open(self) -> "Service":
+    def open(self) -> Service:
         """Open the index now (creating an empty one if there is none)."""
         self.session()
         return self
 
-    def session(self) -> "Index":
+    def session(self) -> Index:
         from . import api
 
         if self._closed:
@@ -186,7 +93,7 @@ class Service:
         if ix is not None:
             ix.close()
 
-    def __enter__(self) -> "Service":
+    def __enter__(self) -> Service:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -228,12 +135,12 @@ class Service:
     def _run_job(self, job: Job) -> None:
         try:
             report = self.session().index(job.path, repo_id=job.repo_id, progress=job.progress)
-            job.report, job.state, job.phase = report.to_json(), "done", "done"
+            job.report, job.state, job.phase = codec.report_json(report), "done", "done"
         except JobCancelled as exc:
             job.state, job.error, job.hint = "cancelled", exc.message, exc.hint
         except CodeseamError as exc:
             job.state, job.error, job.hint = "failed", exc.message, exc.hint
-        except Exception as exc:  # noqa: BLE001 - a job must end with a state, never vanish
+        except Exception as exc:  # a job must end with a state, never vanish
             log.exception("indexing job %s failed unexpectedly", job.id)
             job.state, job.error = "failed", f"unexpected error: {type(exc).__name__}: {str(exc)[:300]}"
             job.hint = "see the server log (stderr)"
@@ -275,14 +182,9 @@ class Service:
         return job
 
     # -- queries and management -------------------------------------------------------------
-    def search(self, query: str, *, repo: str | None = None, path_glob: str | None = None,
-               language: str | None = None, k: int | None = None, mode: str = "hybrid",
-               role: str | Sequence[str] | None = None) -> SearchResult:
-        query = safety.check_query(query)
-        k = safety.check_k(k)
+    def search(self, request: SearchRequest | str, /, **options: Any) -> SearchResult:
         ix = self.session()
-        result = ix.search(query, repo=repo or None, path_glob=path_glob or None,
-                           language=language or None, k=k, mode=mode, role=role or None)
+        result = ix.search(SearchRequest.of(request, **options))
         if not result.hits:
             # While the very first job has not written its first batch, the index exists but
             # holds nothing: say so instead of answering an empty list.
@@ -296,15 +198,13 @@ class Service:
     def llm_configured(self) -> bool:
         return bool(self.settings.llm_model.strip())
 
-    def ask(self, question: str, *, repo: str | None = None, k: int | None = None,
-            on_delta: Callable[[str], None] | None = None) -> Answer:
+    def ask(self, request: SearchRequest | str, /, *, on_delta: Callable[[str], None] | None = None,
+            **options: Any) -> Answer:
         require_llm(self.settings)
-        question = safety.check_query(question)
-        k = safety.check_k(k)
-        return self.session().ask(question, repo=repo or None, k=k, on_delta=on_delta)
+        request = SearchRequest.of(request, **options)
+        return self.session().ask(request, on_delta=on_delta)
 
-    def ask_events(self, question: str, *, repo: str | None = None,
-                   k: int | None = None) -> Iterator[str | Answer]:
+    def ask_events(self, request: SearchRequest | str, /, **options: Any) -> Iterator[str | Answer]:
         """``ask`` as events for a streaming skin: each raw delta of the reply (a str) as
         it arrives, then the checked :class:`Answer`. The answer runs in a worker thread;
         its errors raise from the iterator, before the first event when the question fails
@@ -314,8 +214,8 @@ class Service:
 
         def run() -> None:
             try:
-                events.put(self.ask(question, repo=repo, k=k, on_delta=events.put))
-            except BaseException as exc:  # handed to the reading thread
+                events.put(self.ask(request, on_delta=events.put, **options))
+            except BaseException as exc:  # noqa: BLE001 - handed to the reading thread
                 events.put(exc)
             events.put(end)
 
@@ -332,7 +232,7 @@ class Service:
                                  hint="wait for the job to finish, then remove the repo")
         return self.session().remove(repo)
 
-    def status(self) -> "Status":
+    def status(self) -> Status:
         return self.session().status()
 
     def repo_roots(self) -> dict[str, str]:
@@ -352,29 +252,3 @@ def require_llm(settings: Settings) -> None:
             "no LLM model is configured (RAG_LLM_MODEL is empty); `ask` needs one, `search` works without it",
             hint="set RAG_LLM_MODEL (e.g. RAG_LLM_MODEL=qwen2.5-coder:7b) and, unless it is Ollama on this "
                  "machine, RAG_LLM_BASE_URL (an OpenAI-compatible API root such as http://localhost:11434/v1)")
-
-
-def split_answer(answer: Answer) -> tuple[str, str]:
-    """``(body, tail)``: the checked answer text, and what ``answer.py`` appended to it (the
-    ``Sources:`` list, or the no-citation warning; empty when nothing was appended)."""
-    from .answer import NO_CITATION_WARNING, format_sources
-
-    text = answer.answer
-    tails = [format_sources(answer.citations)] if answer.citations else []
-    tails.append(NO_CITATION_WARNING)
-    for tail in tails:
-        if text.endswith("\n\n" + tail):
-            return text[: -len(tail) - 2], tail
-    return text, ""
-
-
-def answer_json(answer: Answer) -> dict[str, Any]:
-    """The JSON form of an answer (``ask --json``, ``POST /ask``, the MCP ``ask`` tool)."""
-    body, _ = split_answer(answer)
-    return {
-        "answer": body,
-        "citations": [{"n": c.n, "path": c.path, "start_line": c.start_line, "end_line": c.end_line,
-                       "symbol": c.symbol} for c in answer.citations],
-        "weak": answer.weak,
-        "notes": list(answer.notes),
-    }

@@ -4,20 +4,27 @@ The config file is TOML: ``$RAG_CONFIG`` if set, else ``<user config dir>/codese
 Keys are the field names below (``chunk_max_bytes = 1500``); the env name of a field is
 ``RAG_`` + its upper-cased name (``RAG_CHUNK_MAX_BYTES``). A bad value stops the run with a
 ``ConfigError`` that names the key and where it came from.
+
+A child process that must serve with its parent's settings (the keep-alive server) gets them
+whole as JSON in ``CODESEAM_SETTINGS`` (``child_env``), which stands for the config file and the
+``RAG_*`` variables: values travel exactly, list items holding commas or spaces included.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from .errors import ConfigError
 
 APP = "codeseam"
+CHILD_ENV = "CODESEAM_SETTINGS"  # a parent's settings, whole (child_env)
 
 
 def _user_dir(kind: str) -> str:
@@ -99,7 +106,7 @@ class Settings:
         uri = self.resolved_milvus_uri
         return not uri.startswith(("http://", "https://", "tcp://", "unix:"))
 
-    def replace(self, **changes: Any) -> "Settings":
+    def replace(self, **changes: Any) -> Settings:
         return dataclasses.replace(self, **changes)
 
 
@@ -198,13 +205,16 @@ def load_settings(
     """
     env = os.environ if env is None else env
     values: dict[str, Any] = {}
-    cfg_path = config_file_path(env)
-    for key, val in _read_config(cfg_path, required="RAG_CONFIG" in env).items():
-        values[key] = _coerce(key, val, str(cfg_path))
-    for name in _FIELDS:
-        env_name = "RAG_" + name.upper()
-        if env_name in env:
-            values[name] = _coerce(name, env[env_name], env_name)
+    if CHILD_ENV in env:  # a parent's settings, whole: no config file, no RAG_* variable
+        values = {key: _coerce(key, val, CHILD_ENV) for key, val in _child_values(env[CHILD_ENV]).items()}
+    else:
+        cfg_path = config_file_path(env)
+        for key, val in _read_config(cfg_path, required="RAG_CONFIG" in env).items():
+            values[key] = _coerce(key, val, str(cfg_path))
+        for name in _FIELDS:
+            env_name = "RAG_" + name.upper()
+            if env_name in env:
+                values[name] = _coerce(name, env[env_name], env_name)
     for key, val in (overrides or {}).items():
         if val is None:
             continue
@@ -212,3 +222,23 @@ def load_settings(
             raise ConfigError(f"unknown setting: {key}")
         values[key] = _coerce(key, val, "command line")
     return _validate(Settings(**values))
+
+
+def child_env(settings: Settings, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of a child process that must run with exactly ``settings``: ``base``
+    (this process's environment) without its ``RAG_*`` variables, plus ``CODESEAM_SETTINGS``."""
+    base = os.environ if base is None else base
+    env = {k: v for k, v in base.items() if not k.startswith("RAG_")}
+    env[CHILD_ENV] = json.dumps(dataclasses.asdict(settings))
+    return env
+
+
+def _child_values(text: str) -> dict[str, Any]:
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ConfigError(f"invalid {CHILD_ENV}: {exc}") from None
+    unknown = sorted(set(data) - set(_FIELDS)) if isinstance(data, dict) else ["(not an object)"]
+    if unknown:
+        raise ConfigError(f"invalid {CHILD_ENV}: unknown key(s) {', '.join(unknown)}")
+    return data

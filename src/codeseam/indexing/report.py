@@ -3,8 +3,9 @@ would index without touching any index (``codeseam index --dry-run``)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from ..chunk import chunk_file
 from ..discover import Discovery, discover, read_text
@@ -14,7 +15,8 @@ from ..records import Chunk, Skip
 
 @dataclass
 class IndexReport:
-    """What one run did. ``summary()`` is the one-line end-of-run message."""
+    """What one run did. ``summary()`` is the one-line end-of-run message; ``codec.report_json``
+    its JSON."""
 
     repo_id: str
     root: str
@@ -51,12 +53,6 @@ class IndexReport:
             f"{self.redactions} redactions in {self.redacted_files} files",
         ]
         return "; ".join(parts) + f" in {self.seconds:.1f}s"
-
-    def to_json(self) -> dict[str, Any]:
-        out = dict(self.__dict__)
-        out["skips"] = [{"path": s.path, "reason": s.reason, "detail": s.detail} for s in self.skips]
-        return out
-
 
 
 def count_reasons(skips: Sequence[Skip]) -> dict[str, int]:

@@ -1,32 +1,17 @@
 """The keep-alive owner of a Milvus Lite index, started by the CLI when it needs one.
 
-Opening a Milvus Lite file *loads* it into the Lite server process: about 1.5 s at 10k chunks
-and 14 s at 100k (bench/results/store.md). So a CLI command that opens the file itself pays
-that on every call. Instead, when ``keepalive`` (``RAG_KEEPALIVE``, seconds) is above 0 and
-the index is a Lite file, a CLI command that reads or writes the index and finds no server
-holding it starts one in the background and goes through it (``route.call``)::
-
-    codeseam -v serve --keepalive --idle-exit <keepalive>      # detached, its own session
-
-That server
-
-- holds the index like ``codeseam serve`` and records itself in the server file next to the
-  index (``index.db.server.json``, with ``"keepalive"``, ``"socket"``, ``"log"``);
-- listens on a **unix socket in a private folder** (mode 0700; ``socket_path``), not on a TCP
-  port: only this user's processes can reach it, so it needs no token, no other local user can
-  read the index through it, and it works where loopback networking is off (a sandbox, a
-  network namespace); paths it is asked to index are trusted like the CLI's own (the MCP skin
-  checks its allowed roots itself before it forwards a path);
-- logs to ``<index file>.keepalive.log`` (``log_path``);
-- exits on its own after ``keepalive`` seconds without a request and without a running
-  indexing job (``serve --idle-exit``); ``codeseam stop`` ends it at once, ``codeseam status``
-  shows it.
-
-Two CLI calls that race to start it take turns on a spawn lock (``<index>.spawn.lock``): the
-first starts the server, the second finds it once the lock is free. If the server does not
-come up (``SPAWN_TIMEOUT``), the CLI stops what it started, says why on stderr and opens the
-index itself. A server started with other settings than the calling CLI's (``fingerprint``)
-is replaced when it is idle. Nothing here is imported by ``codeseam --help``.
+Opening a Lite file loads it into the Lite server process (1.5 s at 10k chunks, 14 s at 100k:
+bench/results/store.md), so with ``keepalive`` (``RAG_KEEPALIVE``, seconds) above 0 a CLI command
+that finds no server holding a Lite index starts ``codeseam -v serve --keepalive --idle-exit
+<keepalive>`` detached (``spawn``) and goes through it (``route.call``). That server holds the
+index like ``codeseam serve`` (``hold.Holder``), records itself in the server file (with
+``keepalive``, ``socket``, ``log``, ``fingerprint``), listens on a unix socket in a private 0700
+folder (``socket_path``: only this user reaches it, so no token, and paths are trusted like the
+CLI's own), logs to ``<index>.keepalive.log``, runs with the caller's settings whole
+(``server_env``), and exits after ``keepalive`` idle seconds with no indexing job; ``codeseam
+stop`` ends it, ``codeseam status`` shows it. Racing CLI calls take turns on a spawn lock; a
+server that does not come up (``SPAWN_TIMEOUT``) is stopped and the CLI opens the index itself;
+a server started with other settings (``fingerprint``) is replaced once it is idle.
 """
 
 from __future__ import annotations
@@ -41,8 +26,9 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING
 
 from ..errors import IndexBusyError
 from ..settings import Settings
@@ -54,7 +40,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 log = logging.getLogger(__name__)
 
-# Ops of ``route.call`` that may start a server (an existing index, or `index` creating one).
+# Ops of ``route.call`` that may start a server (an existing index, or `index` creating one; not
+# "rebuild", which drops the index here).
 OPS = frozenset({"search", "status", "ask", "index", "remove", "inspect"})
 SPAWN_TIMEOUT = 120.0  # s: a 100k-chunk index loads in ~15 s here; a busy machine takes longer
 STOP_TIMEOUT = 40.0  # s: a stopping server finishes the request at hand, stops a job at its next file
@@ -104,15 +91,13 @@ def enabled(settings: Settings) -> bool:
     return settings.keepalive > 0 and settings.is_lite
 
 
-def wanted(settings: Settings, op: str, kwargs: dict[str, Any]) -> bool:
+def wanted(settings: Settings, op: str) -> bool:
     """Should ``route.call(op, ...)`` start a keep-alive server when none holds the index?
-    Not for a dry run or a rebuild (they run here), not to read an index that does not exist
-    (the direct path says "nothing indexed yet" without creating one)."""
+    Not for a rebuild (``op == "rebuild"``: it runs here), not to read an index that does not
+    exist (the direct path says "nothing indexed yet" without creating one)."""
     if not enabled(settings) or op not in OPS:
         return False
-    if op == "index":
-        return not kwargs.get("dry_run") and not kwargs.get("rebuild")
-    return db_path(settings).exists()
+    return op == "index" or db_path(settings).exists()
 
 
 def fingerprint(settings: Settings) -> str:
@@ -126,18 +111,11 @@ def fingerprint(settings: Settings) -> str:
 
 
 def server_env(settings: Settings) -> dict[str, str]:
-    """This process's environment plus every setting as ``RAG_*``, so that the server's
-    settings equal the caller's, CLI flags and config file included."""
-    env = dict(os.environ)
-    for f in dataclasses.fields(settings):
-        value = getattr(settings, f.name)
-        if isinstance(value, bool):
-            text = "on" if value else "off"
-        elif isinstance(value, tuple):
-            text = ",".join(value)
-        else:
-            text = str(value)
-        env["RAG_" + f.name.upper()] = text
+    """This process's environment with the settings whole (``settings.child_env``), so that the
+    server's settings equal the caller's, CLI flags and config file included."""
+    from ..settings import child_env
+
+    env = child_env(settings)
     env.setdefault("HF_HUB_OFFLINE", "1")
     env.setdefault("TRANSFORMERS_OFFLINE", "1")
     return env
@@ -179,8 +157,9 @@ def held_by_another(settings: Settings) -> bool:
     return isinstance(pid, int) and pid != os.getpid() and alive(pid)
 
 
-def spawn(settings: Settings) -> "subprocess.Popen":
-    """Start ``codeseam serve --keepalive`` detached (own session, stdio to the log file)."""
+def spawn(settings: Settings) -> subprocess.Popen:
+    """Start ``codeseam serve --keepalive`` detached (own session, stdio to the log file), in this
+    process's folder: a relative data dir or index path means the same index to both."""
     import subprocess
 
     path = log_path(settings)
@@ -194,7 +173,7 @@ def spawn(settings: Settings) -> "subprocess.Popen":
     try:
         stamp = time.strftime("%Y-%m-%d %H:%M:%S")
         os.write(fd, f"--- {stamp} keep-alive server started by pid {os.getpid()}\n".encode())
-        proc = subprocess.Popen(cmd, env=server_env(settings), cwd=str(db_path(settings).parent),
+        proc = subprocess.Popen(cmd, env=server_env(settings), cwd=os.getcwd(),
                                 stdin=subprocess.DEVNULL, stdout=fd, stderr=fd, start_new_session=True,
                                 close_fds=True)
     finally:
@@ -204,12 +183,12 @@ def spawn(settings: Settings) -> "subprocess.Popen":
     return proc
 
 
-def wait_ready(settings: Settings, proc: "subprocess.Popen", deadline: float) -> ServerInfo:
+def wait_ready(settings: Settings, proc: subprocess.Popen, deadline: float) -> ServerInfo:
     """Wait until ``proc`` has written the server file and answers ``/health``."""
     started = time.monotonic()
     while True:
         info = read_server_file(settings)
-        if info is not None and info.pid == proc.pid and healthy(info):
+        if info is not None and info.pid == proc.pid and health(info) is not None:
             proc.returncode = 0  # detached: this process never waits for it (no ResourceWarning)
             return info
         code = proc.poll()
@@ -221,26 +200,30 @@ def wait_ready(settings: Settings, proc: "subprocess.Popen", deadline: float) ->
         time.sleep(0.02)
 
 
-def healthy(info: ServerInfo, timeout: float = 5.0) -> bool:
+def health(info: ServerInfo, timeout: float = 5.0) -> dict | None:
+    """The server's ``GET /health`` (``job``: the running indexing job's id), or None when it
+    does not answer."""
     import httpx
 
     try:
         with http_client(info, timeout=timeout) as http:
-            return http.get("/health").status_code == 200
-    except httpx.HTTPError:
-        return False
+            response = http.get("/health")
+            return response.json() if response.status_code == 200 else None
+    except (httpx.HTTPError, ValueError):
+        return None
 
 
 # -- serving a call ------------------------------------------------------------------------------
 
-def fit(settings: Settings, info: ServerInfo, op: str, kwargs: dict[str, Any]) -> ServerInfo | None:
+def fit(settings: Settings, info: ServerInfo, op: str) -> ServerInfo | None:
     """The keep-alive server ``info`` if it may serve this call; None once it was stopped
-    (``index --rebuild`` drops the index it holds; other settings, when it is idle)."""
-    if op == "index" and kwargs.get("rebuild") and not kwargs.get("dry_run"):
+    (``op == "rebuild"``: ``index --rebuild`` drops the index it holds; other settings, when it
+    is idle)."""
+    if op == "rebuild":
         reason = "--rebuild drops the whole index"
     elif info.fingerprint == fingerprint(settings):
         return info
-    elif job_running(info, settings):
+    elif (health(info, 10.0) or {}).get("job"):
         say(f"codeseam: the keep-alive server (pid {info.pid}) runs an indexing job and was started "
              "with other settings; its settings apply until it exits (`codeseam stop` ends it)")
         return info
@@ -251,16 +234,6 @@ def fit(settings: Settings, info: ServerInfo, op: str, kwargs: dict[str, Any]) -
         raise IndexBusyError(f"the keep-alive server (pid {info.pid}) holds the index and did not stop "
                              f"({reason})", hint=f"`kill {info.pid}`, then retry")
     return None
-
-
-def job_running(info: ServerInfo, settings: Settings) -> bool:
-    import httpx
-
-    try:
-        with http_client(info, timeout=10.0) as http:
-            return bool(http.get("/health").json().get("job"))
-    except (httpx.HTTPError, ValueError):
-        return False
 
 
 def say(message: str) -> None:

@@ -1,8 +1,9 @@
 """Process plumbing for the servers that own an index: is a pid alive, who holds the index
-lock, an HTTP client over TCP or a unix socket, a private unix socket, a spawn lock, the last
-error in a server's log. Nothing here knows about settings or the server file
-(``serverfile.py``) or about when to start a server (``keepalive.py``); only the standard
-library is imported at module level, so the CLI's path through a running server stays light.
+lock, an HTTP client over TCP or a unix socket, a listening TCP socket or a private unix socket,
+a spawn lock, the last error in a server's log. Nothing here knows about settings or the server
+file (``serverfile.py``) or about when to start a server (``keepalive.py``); only the standard
+library (and ``errors``) is imported at module level, so the CLI's path through a running server
+stays light.
 """
 
 from __future__ import annotations
@@ -13,8 +14,11 @@ import json
 import os
 import socket
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+
+from ..errors import ConfigError
 
 
 def alive(pid: int) -> bool:
@@ -55,6 +59,32 @@ def http_client(url: str, sock: str = "", *, timeout: float, headers: dict[str, 
         return httpx.Client(base_url="http://localhost", transport=httpx.HTTPTransport(uds=sock),
                             headers=headers, timeout=timeout, trust_env=False)
     return httpx.Client(base_url=url, headers=headers, timeout=timeout, trust_env=False)
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port`` (connections wait in the backlog until served)."""
+    plain = host.strip("[]")
+    family = socket.AF_INET6 if ":" in plain else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((plain, port))
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}",
+                          hint="pick another --port (0 picks a free one)") from None
+    return sock
+
+
+def local_url(host: str, port: int) -> str:
+    """The URL this machine's CLI uses to reach a server bound to ``host``."""
+    plain = host.strip("[]")
+    if plain in ("0.0.0.0", ""):
+        plain = "127.0.0.1"
+    elif plain == "::":
+        plain = "::1"
+    return f"http://[{plain}]:{port}" if ":" in plain else f"http://{plain}:{port}"
 
 
 def private_dir(path: Path) -> Path:

@@ -1,8 +1,10 @@
 """Routing one CLI operation: through the server that holds the index, or here.
 
-``call(op, ...)`` runs ``api.<op>`` for the CLI (see the package docstring for the protocol):
-through a live HTTP server when one holds the index, starting a keep-alive server first when
-allowed, and opening the index here otherwise. A server gone before it answered is retried.
+``call(op, ...)`` runs one operation of ``interface.CodeIndex`` for the CLI (see the package
+docstring for the protocol) on whichever index holds it: a live HTTP server's (``RemoteIndex``),
+starting a keep-alive server first when allowed, or the index opened here (``api.Index``). The
+two answer with the same records, so the CLI never knows which one it got. A server gone before
+it answered is retried.
 """
 
 from __future__ import annotations
@@ -20,30 +22,35 @@ from .serverfile import ServerInfo, live_server
 log = logging.getLogger(__name__)
 
 RETRIES = 2  # a server that went away (idle exit) between finding it and asking it
+EMBEDS = frozenset({"search", "ask", "index"})  # ops that load the model: it warms while the index opens
 
 
-def call(op: str, *args: Any, settings: Settings, **kwargs: Any) -> Any:
-    """``api.<op>(*args, settings=settings, **kwargs)``, through the server that holds the index
-    when there is one, starting a keep-alive server when allowed (see the package docstring)."""
+def call(op: str, *args: Any, settings: Settings, rebuild: bool = False, **kwargs: Any) -> Any:
+    """``<index>.op(*args, **kwargs)`` on the index that holds this one's data: through the server
+    that holds it when there is one, starting a keep-alive server when allowed (see the package
+    docstring), else opened here. ``rebuild`` (``op == "index"``) drops the whole index first,
+    which only this process may do: a keep-alive server is stopped for it, a ``codeseam serve``
+    is an error."""
     for attempt in range(RETRIES + 1):
         info = live_server(settings)
         if info is not None and info.keepalive:
-            info = keepalive.fit(settings, info, op, kwargs)
-        if info is None and keepalive.wanted(settings, op, kwargs):
+            info = keepalive.fit(settings, info, "rebuild" if rebuild else op)
+        if info is None and keepalive.wanted(settings, "rebuild" if rebuild else op):
             info, why = keepalive.ensure(settings)
             if why:
                 keepalive.say(f"codeseam: the keep-alive server did not start ({why}); opening the index directly")
         if info is None or info.kind != "http":
-            from .. import api
-
             try:
-                return getattr(api, op)(*args, settings=settings, **kwargs)
+                return _local(op, args, kwargs, settings, rebuild)
             except IndexBusyError:
                 info = live_server(settings)  # a server may have started since
                 if info is None:
                     raise
                 if info.kind != "http":
                     raise mcp_busy_error(settings, info) from None
+        if rebuild:
+            raise IndexBusyError(f"--rebuild drops the whole index, which the server at {info.url} (pid "
+                                 f"{info.pid}) holds", hint=f"stop the server (`kill {info.pid}`), then rebuild")
         log.info("the index is held by the server at %s (pid %d): going through it", info.where, info.pid)
         try:
             with RemoteIndex(info, settings) as remote:
@@ -53,6 +60,18 @@ def call(op: str, *args: Any, settings: Settings, **kwargs: Any) -> Any:
                 raise
             log.info("the server (pid %d) went away before it answered; trying again", info.pid)
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _local(op: str, args: tuple, kwargs: dict[str, Any], settings: Settings, rebuild: bool) -> Any:
+    """The operation on the index opened here (created by ``index``; dropped first by ``rebuild``)."""
+    from ..api import Index
+
+    if rebuild:
+        from ..store import Store
+
+        Store.drop(settings)
+    with Index(settings, create=op == "index", warm=op in EMBEDS) as ix:
+        return getattr(ix, op)(*args, **kwargs)
 
 
 def mcp_busy_error(settings: Settings, info: ServerInfo) -> IndexBusyError:
@@ -78,13 +97,13 @@ def page_address(settings: Settings, port: int = 0) -> tuple[str, str]:
 
     import httpx
 
+    from ..codec import error_record
     from ..errors import ConfigError
-    from .client import error_from
     from .serverfile import http_client
 
     info = live_server(settings)
     if info is not None and info.keepalive:
-        info = keepalive.fit(settings, info, "status", {})
+        info = keepalive.fit(settings, info, "status")
     if info is not None and info.kind != "http":
         raise mcp_busy_error(settings, info)
     if info is not None and not info.keepalive:
@@ -107,5 +126,5 @@ def page_address(settings: Settings, port: int = 0) -> tuple[str, str]:
                           hint="run `codeseam open` again") from None
     data = response.json() if response.headers.get("content-type", "").startswith("application/json") else {}
     if response.status_code != 200:
-        raise error_from(response.status_code, data)
+        raise error_record(response.status_code, data)
     return data["url"], "#token=" + quote(data["token"], safe="")

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import logging
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 from .. import faults
-from ..errors import CodeseamError, StoreError
+from ..errors import REPAIR_HINT, CodeseamError, StoreError
 from .expr import all_of, is_in, literal
 
 log = logging.getLogger(__name__)
@@ -21,9 +22,6 @@ MAX_WINDOW = 16_384  # Milvus' cap on limit (+offset) of a query or search
 WRITE_ROWS = 512
 WRITE_BYTES = 16 << 20
 DELETE_IDS = 1_000
-
-REPAIR_HINT = ("if the disk is full, free space first; the index is derived data, so running "
-               "`codeseam index PATH` again repairs what a failed write left behind")
 
 
 # MilvusClient methods that do not pass ``retry_times`` on (pymilvus 2.5 ``insert``): without a

@@ -34,9 +34,10 @@ def ask_cmd(question: tuple[str, ...], repo: str | None, k: int | None, as_json:
     and RAG_LLM_BASE_URL (default: Ollama at http://localhost:11434/v1).
     Abstains, without asking the LLM, when the search finds nothing close.
     """
+    from .. import codec, owner
     from ..errors import CodeseamError
-    from ..service import answer_json, require_llm, split_answer
-    from .. import owner
+    from ..interface import SearchRequest
+    from ..service import require_llm
 
     settings = settings_from()
     served = owner.live_server(settings)
@@ -52,18 +53,18 @@ def ask_cmd(question: tuple[str, ...], repo: str | None, k: int | None, as_json:
         click.echo(delta, nl=False)
         sys.stdout.flush()
 
+    request = SearchRequest(" ".join(question), repo=repo, k=k)
     try:
-        answer = owner.call("ask", " ".join(question), repo=repo, k=k,
-                            on_delta=on_delta if stream else None, settings=settings)
+        answer = owner.call("ask", request, on_delta=on_delta if stream else None, settings=settings)
     except CodeseamError:
         if shown:
             click.echo("")  # end the half-streamed line before the error
         raise
     if as_json:
-        emit_json(answer_json(answer))
+        emit_json(codec.answer_json(answer))
         return
     if shown:  # the raw reply is on screen: add what the check produced
-        _, tail = split_answer(answer)
+        _, tail = codec.split_answer(answer)
         click.echo("\n\n" + tail if tail else "")
     else:
         click.echo(answer.answer)

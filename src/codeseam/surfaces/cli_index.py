@@ -1,10 +1,9 @@
-"""`codeseam index | search | status | remove | inspect`: thin skins over ``codeseam.api``."""
+"""`codeseam index | search | status | remove | inspect`: thin skins over the index that
+``owner.call`` finds (``interface.CodeIndex``); their JSON comes from ``codec``."""
 
 from __future__ import annotations
 
 import sys
-import time
-from typing import Any
 
 import click
 
@@ -31,15 +30,18 @@ def index_cmd(path: str, repo_id: str | None, dry_run: bool, rebuild: bool, chun
     re-chunked and only new chunks are embedded, deleted files leave the index.
     Secrets are scrubbed before anything is stored (RAG_SCRUB=off to disable).
     """
-    from .. import owner
+    from .. import api, codec, owner
 
     settings = settings_from(chunker=chunker)
     show = sys.stderr.isatty() and not as_json
     with IndexProgress(enabled=show) as progress:
-        report = owner.call("index", path, repo_id=repo_id, settings=settings, progress=progress,
-                            dry_run=dry_run, rebuild=rebuild)
+        if dry_run:  # touches no index: runs here, whoever holds it
+            report = api.index(path, repo_id=repo_id, settings=settings, dry_run=True)
+        else:
+            report = owner.call("index", path, repo_id=repo_id, progress=progress, settings=settings,
+                                rebuild=rebuild)
     if as_json:
-        emit_json(report.to_json())
+        emit_json(codec.report_json(report))
         return
     print_report(report, list_files=dry_run, verbose_skips=verbose_skips or dry_run)
 
@@ -61,53 +63,24 @@ def index_cmd(path: str, repo_id: str | None, dry_run: bool, rebuild: bool, chun
 def search_cmd(query: tuple[str, ...], k: int | None, repo: str | None, path_glob: str | None,
                language: str | None, roles: tuple[str, ...], mode: str, as_json: bool) -> None:
     """Search indexed code with QUERY (dense + BM25, fused with RRF)."""
-    from .. import owner
-    from ..safety import check_roles
+    from .. import codec, owner
+    from ..interface import SearchRequest
 
-    text = " ".join(query)
-    role = ",".join(check_roles(",".join(roles))) or None
-    result = owner.call("search", text, repo=repo, path_glob=path_glob, language=language, k=k, mode=mode,
-                        role=role, settings=settings_from())
+    request = SearchRequest(" ".join(query), repo=repo, path_glob=path_glob, language=language,
+                            role=tuple(r for spec in roles for r in spec.split(",")), k=k, mode=mode)
+    result = owner.call("search", request, settings=settings_from())
     if as_json:
-        emit_json(search_json(result))
+        emit_json(codec.search_json(result))
         return
     print_hits(result)
-
-
-def search_json(result) -> dict[str, Any]:
-    """Hits as JSON. ``stale``: the file changed since the hit was indexed; ``current_lines``:
-    where its text is in the file now (null when it is no longer there: then ``start_line`` ..
-    ``end_line`` are the indexed lines, not the file's); ``note`` says what happened."""
-    return {
-        "query": result.query,
-        "weak": result.weak,
-        "hits": [
-            {"repo": h.repo, "path": h.path, "symbol": h.symbol, "kind": h.kind, "language": h.language,
-             "role": h.role, "start_line": h.start_line, "end_line": h.end_line, "score": round(h.score, 6),
-             "text": h.text, "stale": h.stale,
-             "current_lines": [h.start_line, h.end_line] if h.lines_current else None, "note": h.note}
-            for h in result.hits
-        ],
-        "partial": result.partial,
-        "signals": list(result.signals),
-        "progress": progress_json(result.progress),
-        "notes": list(result.notes),
-    }
-
-
-def progress_json(p) -> dict[str, Any] | None:
-    if p is None:
-        return None
-    return {"repos": list(p.repos), "files_indexed": p.files_indexed, "files_total": p.files_total,
-            "chunks": p.chunks, "chunks_embedded": p.chunks_embedded}
 
 
 @click.command("status")
 @click.option("--json", "as_json", is_flag=True, help="Print status as JSON.")
 def status_cmd(as_json: bool) -> None:
     """Show indexed repos (files, chunks, last sync), the embedder and where the index lives."""
+    from .. import codec, owner
     from ..errors import NotIndexedError
-    from .. import owner
 
     settings = settings_from()
     try:
@@ -122,24 +95,10 @@ def status_cmd(as_json: bool) -> None:
         return
     server, line = owner.server_status(settings)  # the server that holds the index (keep-alive or not)
     if as_json:
-        emit_json({**status_json(st), "server": server})
+        emit_json({**codec.status_json(st), "server": server})
         return
     print_status(st)
     click.echo(line)
-
-
-def status_json(st) -> dict[str, Any]:
-    return {
-        "uri": st.uri, "collection": st.collection, "embedder": st.embedder, "dim": st.dim,
-        "chunker": st.chunker, "schema_version": st.schema_version,
-        "repos": [
-            {"repo": r.repo_id, "root": r.root, "files": r.files, "chunks": r.chunks, "state": r.state,
-             "last_sync": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(r.last_sync)) if r.last_sync else None,
-             "languages": dict(r.languages), "roles": list(r.roles),
-             "freshness": {"mode": r.freshness, "note": r.freshness_note}}
-            for r in st.repos
-        ],
-    }
 
 
 @click.command("remove")

@@ -3,9 +3,7 @@ live in mcp.py and http.py; the CLI's keep-alive server in owner/keepalive.py)."
 
 from __future__ import annotations
 
-import contextlib
 import os
-import socket
 import threading
 
 import click
@@ -50,81 +48,55 @@ def serve_cmd(host: str, port: int, allow_remote: bool, token: str | None, idle_
     shell go through it (it records its URL next to the index). `codeseam stop`
     ends it. The CLI starts a server like this by itself (RAG_KEEPALIVE).
     """
-    from ..owner import live_server, mcp_busy_error, remove_server_file, write_server_file
+    from ..owner.hold import Holder
+    from ..owner.process import bind, local_url
     from ..safety import check_bind, is_loopback
-    from ..service import Service
-    from .http import create_app, serve
+    from .http import create_app
 
     settings = settings_from(server_token=token)
     if keepalive:
         return serve_keepalive(settings, idle_exit or settings.keepalive or 600.0)
     check_bind(host, allow_remote=allow_remote, token=settings.server_token)
-    holder = live_server(settings)
-    if holder is not None and holder.keepalive:  # the CLI's own server: this one takes over
-        from ..owner.keepalive import stop
-
-        click.echo(f"codeseam: stopping the keep-alive server (pid {holder.pid}) that holds the index", err=True)
-        stop(settings, holder)
-    service = Service(settings)
-    try:
-        service.open()
-    except IndexBusyError:
-        holder = live_server(settings)
-        if holder is not None and holder.kind == "http":
-            raise IndexBusyError(f"the index is already served at {holder.url} (pid {holder.pid})",
-                                 hint="use that server, or stop it first") from None
-        if holder is not None:
-            raise mcp_busy_error(settings, holder) from None
-        raise
-    try:
+    with Holder(settings) as holder:
         sock = bind(host, port)
         url = local_url(host, sock.getsockname()[1])
-        write_server_file(settings, "http", url=url, token_required=bool(settings.server_token))
+        holder.serve(create_app(holder.service, token=settings.server_token or None,
+                                loopback_only=is_loopback(host)), sock)
+        holder.record(url=url, token_required=bool(settings.server_token))
         click.echo(f"codeseam: serving {settings.resolved_milvus_uri} at {url} (the search page at {url}/, "
                    f"API docs {url}/docs{'; bearer token required' if settings.server_token else ''}); "
                    "Ctrl-C stops", err=True)
-        app = create_app(service, token=settings.server_token or None, loopback_only=is_loopback(host))
-        if serve(app, sock, idle_exit=idle_exit, busy=lambda: service.running_job() is not None):
+        if holder.run(idle_exit=idle_exit):
             click.echo(idle_note(idle_exit), err=True)
-    finally:
-        # the index first, then the file: a CLI that still finds the file while the index closes
-        # gets no answer and retries once the index is free (owner.call)
-        service.close()
-        remove_server_file(settings)
+    holder.reraise()
 
 
 def serve_keepalive(settings, idle_exit: float) -> None:
     """The CLI's keep-alive server (see owner/keepalive.py): the index over a private unix socket,
     trusted paths, the embedder warmed up at once, exit after ``idle_exit`` idle seconds."""
     from ..owner import keepalive as ka
-    from ..owner import remove_server_file, write_server_file
-    from ..owner.process import bind_unix
-    from ..service import Service
-    from .http import create_app, serve
+    from ..owner.hold import Holder
+    from .http import create_app
 
     if not settings.is_lite:
         raise ConfigError("a keep-alive server serves a Milvus Lite index only",
                           hint="with a Milvus server (RAG_MILVUS_URI) every command connects to it directly")
-    # only this user's processes reach the socket: paths are trusted like the CLI's own
-    service = Service(settings.replace(allowed_roots=("/",), server_token=""))
-    service.open()
     path = ka.socket_path(settings)
     try:
-        sock = bind_unix(path)
-        threading.Thread(target=_warm_up, args=(service,), name="codeseam-warm-up", daemon=True).start()
-        write_server_file(settings, "http", url="http://localhost", socket=str(path), keepalive=idle_exit,
+        # only this user's processes reach the socket: paths are trusted like the CLI's own
+        with Holder(settings, trusted=True) as holder:
+            sock = holder.listen_unix(path)
+            threading.Thread(target=_warm_up, args=(holder.service,), name="codeseam-warm-up", daemon=True).start()
+            holder.serve(create_app(holder.service, token=None, loopback_only=True, page_server=True), sock)
+            holder.record(url="http://localhost", socket=str(path), keepalive=idle_exit,
                           log=str(ka.log_path(settings)), fingerprint=ka.fingerprint(settings))
-        click.echo(f"codeseam: keep-alive server (pid {os.getpid()}) serving {settings.resolved_milvus_uri} "
-                   f"on unix:{path}; exits after {idle_exit:g} s idle", err=True)
-        app = create_app(service, token=None, loopback_only=True, page_server=True)  # `codeseam open`
-        if serve(app, sock, idle_exit=idle_exit, busy=lambda: service.running_job() is not None):
-            click.echo(idle_note(idle_exit), err=True)
+            click.echo(f"codeseam: keep-alive server (pid {os.getpid()}) serving {settings.resolved_milvus_uri} "
+                       f"on unix:{path}; exits after {idle_exit:g} s idle", err=True)
+            if holder.run(idle_exit=idle_exit):
+                click.echo(idle_note(idle_exit), err=True)
     finally:
-        service.close()
-        remove_server_file(settings)
-        with contextlib.suppress(OSError):
-            path.unlink()
         click.echo(f"codeseam: keep-alive server (pid {os.getpid()}) stopped", err=True)
+    holder.reraise()
 
 
 def idle_note(idle_exit: float | None) -> str:
@@ -191,29 +163,3 @@ def stop_cmd() -> None:
         raise IndexBusyError(f"the {what} (pid {info.pid}) did not stop within {ka.STOP_TIMEOUT:.0f} s",
                              hint=f"`kill -9 {info.pid}` (the index stays consistent: the next run repairs it)")
     click.echo(f"stopped the {what} (pid {info.pid})")
-
-
-def bind(host: str, port: int) -> socket.socket:
-    """A listening socket on ``host:port`` (connections wait in the backlog until served)."""
-    plain = host.strip("[]")
-    family = socket.AF_INET6 if ":" in plain else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((plain, port))
-        sock.listen(128)
-    except OSError as exc:
-        sock.close()
-        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}",
-                          hint="pick another --port (0 picks a free one)") from None
-    return sock
-
-
-def local_url(host: str, port: int) -> str:
-    """The URL this machine's CLI uses to reach a server bound to ``host``."""
-    plain = host.strip("[]")
-    if plain in ("0.0.0.0", ""):
-        plain = "127.0.0.1"
-    elif plain == "::":
-        plain = "::1"
-    return f"http://[{plain}]:{port}" if ":" in plain else f"http://{plain}:{port}"

@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
-import threading
 import time
 
 import click
 
-from ..errors import IndexBusyError
 from .cli import settings_from
 
 
@@ -30,61 +25,36 @@ def watch_cmd(path: str | None, repo_id: str | None) -> None:
     """
     from ..fresh.follow import follow, wake
     from ..owner import keepalive as ka
-    from ..owner import live_server, remove_server_file, write_server_file
-    from ..owner.process import bind_unix
-    from ..service import Service
-    from .http import create_app, serve_in_background
+    from ..owner.hold import Holder
+    from .http import create_app
 
     settings = settings_from()
-    holder = live_server(settings)
-    if holder is not None and holder.keepalive:  # the CLI's own server: this one takes over
-        click.echo(f"codeseam: stopping the keep-alive server (pid {holder.pid}) that holds the index", err=True)
-        ka.stop(settings, holder)
-    elif holder is not None:
-        raise IndexBusyError(f"the index is held by a codeseam server (pid {holder.pid}, {holder.where}); it "
-                             "keeps its repos current at each query already", hint="use that server, or stop it first")
-    service = Service(settings.replace(allowed_roots=("/",), server_token=""), watch=True)
-    service.open()
-    stop = threading.Event()
-    stop_http = None
-    sock_path = ka.socket_path(settings)
-    old_int = old_term = None
+    refresher: list = []  # the follow loop's
+
+    def on_stop() -> None:
+        click.echo("codeseam: stopping after the current write batch (Ctrl-C again to force)", err=True)
+        wake(refresher[0])
+
     try:
-        if settings.is_lite:  # serve the other CLI commands over the private socket meanwhile
-            sock = bind_unix(sock_path)
-            stop_http = serve_in_background(create_app(service, token=None, loopback_only=True), sock)
-            write_server_file(settings, "http", url="http://localhost", socket=str(sock_path),
-                              fingerprint=ka.fingerprint(settings), watch=True)
-        ix = service.session()
-        repos = None
-        if path is not None:
-            report = ix.index(path, repo_id=repo_id)
-            click.echo(sync_line(report.repo_id, report))
-            repos = {report.repo_id}
-
-        def on_signal(signum: int, frame) -> None:
-            if stop.is_set():
-                raise KeyboardInterrupt
-            click.echo("codeseam: stopping after the current write batch (Ctrl-C again to force)", err=True)
-            stop.set()
-            wake(ix.refresher)
-
-        old_int = signal.signal(signal.SIGINT, on_signal)
-        old_term = signal.signal(signal.SIGTERM, on_signal)
-        click.echo(f"codeseam: watching {', '.join(sorted(repos)) if repos else 'every indexed repo'} "
-                   f"({settings.resolved_milvus_uri}); Ctrl-C stops", err=True)
-        follow(ix.refresher, _event, stop, repo_ids=repos)
+        with Holder(settings, trusted=True, signals=False, on_stop=on_stop) as holder:
+            if settings.is_lite:  # serve the other CLI commands over the private socket meanwhile
+                sock_path = ka.socket_path(settings)
+                holder.serve(create_app(holder.service, token=None, loopback_only=True),
+                             holder.listen_unix(sock_path))
+                holder.record(url="http://localhost", socket=str(sock_path), fingerprint=ka.fingerprint(settings),
+                              watch=True)
+            ix = holder.service.session()
+            refresher.append(ix.refresher)
+            repos = None
+            if path is not None:
+                report = ix.index(path, repo_id=repo_id)
+                click.echo(sync_line(report.repo_id, report))
+                repos = {report.repo_id}
+            holder.catch_signals()  # a first index (PATH) stops at Ctrl-C; the follow loop after its batch
+            click.echo(f"codeseam: watching {', '.join(sorted(repos)) if repos else 'every indexed repo'} "
+                       f"({settings.resolved_milvus_uri}); Ctrl-C stops", err=True)
+            follow(ix.refresher, _event, holder.stopping, repo_ids=repos)
     finally:
-        if old_int is not None:
-            signal.signal(signal.SIGINT, old_int)
-            signal.signal(signal.SIGTERM, old_term)
-        if stop_http is not None:
-            stop_http()
-        service.close()
-        if settings.is_lite:
-            remove_server_file(settings)
-            with contextlib.suppress(OSError):
-                os.unlink(sock_path)
         click.echo("codeseam: stopped; the index is consistent", err=True)
 
 

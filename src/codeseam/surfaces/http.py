@@ -28,8 +28,9 @@ piece of the model's reply as it arrives, then the checked answer (the non-strea
 ``"done": true``), or, when the reply breaks off, an error body plus its ``"status"``. Errors
 before the reply starts get their status code as usual.
 
-``serve(app, sock, idle_exit=S)`` stops the server after S seconds without a request while no
-indexing job runs (``codeseam serve --idle-exit``; the CLI's keep-alive server).
+The server commands run these apps through ``owner.hold.Holder`` (one lifecycle: take the index
+over, serve, record the server file, stop on a signal or after ``--idle-exit`` seconds without a
+request while no indexing job runs, close in one order).
 """
 
 from __future__ import annotations
@@ -38,24 +39,24 @@ import itertools
 import json
 import logging
 import os
-import threading
-import time
-from typing import Any, Callable, Iterator, Literal
+from collections.abc import Iterator
+from typing import Any, Literal
 
 from fastapi import Body, FastAPI, Query, Request
-
-from ..records import ROLES
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
-from .. import __version__, errors
-from ..records import Answer
+from .. import codec, errors
+from .._version import __version__
+from ..codec import error_body
+from ..interface import SearchRequest
+from ..jobs import UnknownJobError
+from ..records import ROLES, Answer
 from ..safety import MAX_BODY_BYTES, MAX_K, MAX_QUERY_CHARS
-from ..service import Service, UnknownJobError, answer_json
-from .http_guard import (Activity, ActivityMiddleware, BearerAuth, BodyLimit, LoopbackHost, SecurityHeaders,
-                         error_body)
+from ..service import Service
+from .http_guard import Activity, ActivityMiddleware, BearerAuth, BodyLimit, LoopbackHost, SecurityHeaders
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +100,6 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = MA
     shares the idle clock with another app over the same service; ``page_server`` (the
     keep-alive server) adds ``POST /page``, which serves the page on a loopback port."""
     from . import http_page
-    from .cli_index import search_json, status_json
 
     app = FastAPI(title="codeseam", version=__version__, docs_url=None, redoc_url=None,
                   description="Local code search with citations to exact lines.")
@@ -136,35 +136,41 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = MA
                offset: int = Query(0, ge=0, le=MAX_K, description="Skip this many of the k hits (paging)"),
                limit: int | None = Query(None, ge=1, le=MAX_K, description="Return at most this many hits"),
                highlight: bool = Query(False, description="Add `lines` (highlighted tokens) and `editor_url` "
-                                                          "to each returned hit")) -> dict[str, Any]:
-        result = service.search(q, repo=repo, path_glob=path, language=lang, k=k, mode=mode, role=role)
-        body = {**search_json(result), "best_similarity": result.best_similarity, "evidence": result.evidence}
+                                                          "to each returned hit")) -> JSONResponse:
+        request = SearchRequest(q, repo=repo, path_glob=path, language=lang, role=tuple((role or "").split(",")),
+                                k=k, mode=mode, offset=offset, limit=limit)
+        body = codec.search_json(service.search(request), request if request.paged or highlight else None,
+                                 evidence=True)
+        if highlight:
+            from ..present import page_hits
+
+            body["hits"] = page_hits(body["hits"], service.repo_roots(), service.settings.editor_url)
         # plain JSON types: json.dumps as is (FastAPI's encoder walks every highlighted token)
-        return JSONResponse(page_of(body, offset, limit, service if highlight else None))
+        return JSONResponse(body)
 
     @app.post("/index", status_code=202)
     def index(body: IndexRequest) -> dict[str, Any]:
-        return service.start_index(body.path, body.repo_id).to_json()
+        return codec.job_json(service.start_index(body.path, body.repo_id))
 
     @app.get("/jobs/{job_id}")
     def job(job_id: str) -> dict[str, Any]:
-        return service.job(job_id).to_json()
+        return codec.job_json(service.job(job_id))
 
     @app.delete("/jobs/{job_id}")
     def cancel(job_id: str) -> dict[str, Any]:
-        return service.cancel(job_id).to_json()
+        return codec.job_json(service.cancel(job_id))
 
     @app.get("/status")
     def status() -> dict[str, Any]:
-        jobs = [j.to_json(compact=True) for j in service.jobs()]
+        jobs = [codec.job_json(j, compact=True) for j in service.jobs()]
         roots = [{"path": str(p), "from": origin} for p, origin in service.allowed_roots().roots]
-        return {"index": status_json(service.status()), "jobs": jobs, "llm": service.llm_configured,
+        return {"index": codec.status_json(service.status()), "jobs": jobs, "llm": service.llm_configured,
                 "allowed_roots": roots}
 
     @app.post("/ask", response_model=None)
     def ask(body: AskRequest = Body()) -> dict[str, Any] | StreamingResponse:
-        if not body.stream:
-            return ask_body(service.ask(body.question, repo=body.repo, k=body.k))
+        if not body.stream:  # the service checks for an LLM first, then the question
+            return codec.answer_json(service.ask(body.question, repo=body.repo, k=body.k), text=True)
         events = service.ask_events(body.question, repo=body.repo, k=body.k)
         first = next(events)  # a question that fails before the reply starts gets its status code
         return StreamingResponse(_ask_lines(itertools.chain([first], events)),
@@ -181,29 +187,11 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = MA
     return app
 
 
-def page_of(body: dict[str, Any], offset: int, limit: int | None, service: Service | None) -> dict[str, Any]:
-    """``offset``/``limit`` of a search body's hits (``total``: how many were found), with the
-    page's highlighting when ``service`` is given (its repo roots make the editor links)."""
-    if not offset and limit is None and service is None:
-        return body
-    hits = body["hits"][offset: None if limit is None else offset + limit]
-    if service is not None:
-        from ..present import page_hits
-
-        hits = page_hits(hits, service.repo_roots(), service.settings.editor_url)
-    return {**body, "hits": hits, "total": len(body["hits"]), "offset": offset}
-
-
-def ask_body(answer: Answer) -> dict[str, Any]:
-    """``POST /ask``'s body: ``answer_json`` plus ``text``, the answer with its Sources list."""
-    return {**answer_json(answer), "text": answer.answer}
-
-
 def _ask_lines(events: Iterator[str | Answer]) -> Iterator[str]:
     """NDJSON lines of a streamed answer; an error after the reply started is the last line."""
     try:
         for event in events:
-            body = {"delta": event} if isinstance(event, str) else {**ask_body(event), "done": True}
+            body = {"delta": event} if isinstance(event, str) else {**codec.answer_json(event, text=True), "done": True}
             yield json.dumps(body) + "\n"
     except errors.CodeseamError as exc:
         yield json.dumps({**codeseam_error_body(exc), "status": status_for(exc)}) + "\n"
@@ -214,8 +202,7 @@ def _ask_lines(events: Iterator[str | Answer]) -> Iterator[str]:
 
 def codeseam_error_body(exc: errors.CodeseamError) -> dict[str, Any]:
     """The JSON error body of a codeseam error; a CLI hint to index becomes the endpoint."""
-    hint = (exc.hint or "").replace("run `codeseam index PATH`", "POST /index {\"path\": ...}") or None
-    return error_body(exc.message, hint, type(exc).__name__)
+    return codec.error_json(exc, (exc.hint or "").replace("run `codeseam index PATH`", "POST /index {\"path\": ...}"))
 
 
 def internal_error_body(exc: Exception) -> dict[str, Any]:
@@ -247,67 +234,3 @@ def _handlers(app: FastAPI) -> None:
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:
         log.error("unexpected error on %s %s: %s", request.method, request.url.path, exc, exc_info=exc)
         return JSONResponse(internal_error_body(exc), status_code=500)
-
-
-def serve(app: FastAPI, sock: Any, *, idle_exit: float | None = None,
-          busy: Callable[[], bool] | None = None) -> bool:
-    """Run ``app`` with uvicorn on an already bound, listening socket until SIGINT/SIGTERM, or
-    (``idle_exit``) until no request came for that many seconds while ``busy()`` (a running
-    indexing job) was false; the end of a job counts as activity. True when it stopped idle.
-
-    uvicorn re-raises the signal that stopped it once it has shut down; SIGTERM becomes
-    ``SystemExit(143)`` here so the caller's cleanup (server file, index) still runs."""
-    import signal
-
-    import uvicorn
-
-    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="off",
-                            timeout_graceful_shutdown=10)
-    server = uvicorn.Server(config)
-    idled = threading.Event()
-    if idle_exit:
-        threading.Thread(target=_idle_watch, args=(server, app.state.activity, idle_exit, busy, idled),
-                         name="codeseam-idle-exit", daemon=True).start()
-    main = threading.current_thread() is threading.main_thread()
-    old = signal.signal(signal.SIGTERM, _exit_on_term) if main else None
-    try:
-        server.run(sockets=[sock])
-    finally:
-        for close in getattr(app.state, "closers", ()):
-            close()
-        if main:
-            signal.signal(signal.SIGTERM, old)
-    return idled.is_set()
-
-
-def serve_in_background(app: FastAPI, sock: Any) -> Callable[[], None]:
-    """Run ``app`` on ``sock`` in a daemon thread (``codeseam watch`` serves the CLI while it
-    syncs); returns the function that stops it and waits for it."""
-    import uvicorn
-
-    server = uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False, lifespan="off",
-                                           timeout_graceful_shutdown=5))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="codeseam-http", daemon=True)
-    thread.start()
-
-    def stop() -> None:
-        server.should_exit = True
-        thread.join(10)
-
-    return stop
-
-
-def _idle_watch(server: Any, activity: Activity, idle_exit: float, busy: Callable[[], bool] | None,
-                idled: threading.Event) -> None:
-    step = min(1.0, max(0.05, idle_exit / 4))
-    while not server.should_exit:
-        time.sleep(step)
-        if busy is not None and busy():
-            activity.touch()
-        elif activity.idle_for() >= idle_exit:
-            idled.set()
-            server.should_exit = True
-
-
-def _exit_on_term(signum: int, frame: Any) -> None:
-    raise SystemExit(128 + signum)

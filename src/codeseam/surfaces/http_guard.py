@@ -12,15 +12,13 @@ import json
 import secrets
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from starlette.exceptions import HTTPException
 
+from ..codec import error_body
 from ..safety import is_loopback
-
-
-def error_body(message: str, hint: str | None = None, kind: str = "Error") -> dict[str, Any]:
-    return {"error": message, "hint": hint, "type": kind}
 
 
 async def _send_json(send: Any, status: int, body: dict[str, Any], headers: list | None = None) -> None:

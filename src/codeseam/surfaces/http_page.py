@@ -18,7 +18,6 @@ from __future__ import annotations
 import functools
 import secrets
 import threading
-import time
 from importlib import resources
 from typing import Any
 
@@ -52,7 +51,7 @@ def asset(name: str) -> bytes:
     return resources.files(__package__).joinpath("web", name).read_bytes()
 
 
-def mount(app: FastAPI, *, page_listener: "PageListener | None" = None) -> None:
+def mount(app: FastAPI, *, page_listener: PageListener | None = None) -> None:
     """Add the page's routes to ``app`` (and ``POST /page`` when ``page_listener`` is given)."""
     no_cache = {"cache-control": "no-cache"}
 
@@ -77,7 +76,7 @@ def mount(app: FastAPI, *, page_listener: "PageListener | None" = None) -> None:
 
     if page_listener is not None:
         @app.post("/page", include_in_schema=False)
-        def open_page(body: PageRequest = Body(default_factory=PageRequest)) -> dict[str, Any]:
+        def open_page(body: PageRequest = Body(default_factory=lambda: PageRequest(port=0))) -> dict[str, Any]:
             return page_listener.open(body.port)
 
 
@@ -87,36 +86,24 @@ class PageListener:
     def __init__(self, make_app: Any) -> None:
         self.make_app = make_app  # token -> a FastAPI app over the keep-alive server's service
         self._lock = threading.Lock()
-        self._server: Any = None
-        self._thread: threading.Thread | None = None
+        self._listener: Any = None
         self.url = self.token = ""
 
     def open(self, port: int = 0) -> dict[str, Any]:
         """Start the listener (once); ``{"url", "token"}`` either way."""
-        import uvicorn
-
-        from .cli_serve import bind, local_url
+        from ..owner.hold import Listener
+        from ..owner.process import bind, local_url
 
         with self._lock:
-            if self._server is None:
+            if self._listener is None:
                 sock = bind("127.0.0.1", port)
                 self.token = secrets.token_urlsafe(24)
-                config = uvicorn.Config(self.make_app(self.token), log_config=None, access_log=False,
-                                        lifespan="off", timeout_graceful_shutdown=5)
-                self._server = uvicorn.Server(config)
-                self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]},
-                                                name="codeseam-page", daemon=True)
-                self._thread.start()
-                deadline = time.monotonic() + 20
-                while not self._server.started and self._thread.is_alive() and time.monotonic() < deadline:
-                    time.sleep(0.02)
+                self._listener = Listener(self.make_app(self.token), sock, grace=5)
                 self.url = local_url("127.0.0.1", sock.getsockname()[1])
             return {"url": self.url, "token": self.token}
 
     def close(self) -> None:
         with self._lock:
-            if self._server is not None:
-                self._server.should_exit = True
-                if self._thread is not None:
-                    self._thread.join(10)
-                self._server = None
+            if self._listener is not None:
+                self._listener.stop()
+                self._listener = None

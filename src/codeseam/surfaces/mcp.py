@@ -13,8 +13,9 @@ Tools:
 - ``remove_repo(repo)``
 - ``ask(question, repo?, k?)``: registered only when an LLM model is configured (RAG_LLM_MODEL)
 
-When ``codeseam serve`` already holds the index, the tools go through it (``owner.RemoteService``)
-instead of failing: agents and the command line then share one owner.
+The tools hold an ``interface.IndexServer``: a :class:`~codeseam.service.Service` over the index,
+or, when ``codeseam serve`` (or the keep-alive server) already holds it, an ``owner.RemoteIndex``
+through that server instead of failing: agents and the command line then share one owner.
 
 Results are compact text (``path:start-end``, symbol and a snippet) plus structured content
 (the same JSON as the CLI's ``--json``). Errors come back as tool errors with the message and
@@ -24,16 +25,15 @@ it serves, logging goes to stderr, and no progress bars are drawn.
 
 import logging
 import re
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 from pydantic import Field
 
-from .. import __version__
+from .. import codec
+from .._version import __version__
 from ..errors import CodeseamError
-from ..service import Job, Service, answer_json
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ..owner import RemoteService
+from ..interface import IndexServer, SearchRequest
+from ..jobs import Job
 
 log = logging.getLogger(__name__)
 
@@ -65,13 +65,13 @@ def tool_hint(hint: str | None) -> str | None:
 
 def _failure(exc: CodeseamError):
     hint = tool_hint(exc.hint)
-    text = f"error: {exc.message}" + (f"\nhint: {hint}" if hint else "")
-    return _text(text, {"error": exc.message, "hint": hint, "type": type(exc).__name__}, error=True)
+    return _text(f"error: {exc.message}" + (f"\nhint: {hint}" if hint else ""), codec.error_json(exc, hint), error=True)
 
 
 async def _run(fn, *args: Any, **kwargs: Any):
-    import anyio
     import functools
+
+    import anyio
 
     return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
 
@@ -108,14 +108,7 @@ def format_status(st, jobs: list[Job], llm: bool) -> str:
     return "\n".join(lines)
 
 
-def _open_quietly(service: Service) -> None:
-    try:
-        service.open()
-    except CodeseamError as exc:  # busy or broken: the tools report it and retry on each call
-        log.warning("the index is not open yet: %s", exc)
-
-
-def build_server(service: "Service | RemoteService", *, open_on_start: bool = False):
+def build_server(service: IndexServer, *, open_on_start: bool = False):
     """The MCPServer with codeseam's tools over ``service``. With ``open_on_start`` the index is
     opened in the background as the session starts (after stdout is claimed by the SDK), so the
     handshake is not delayed; a tool call made meanwhile waits for it."""
@@ -126,12 +119,16 @@ def build_server(service: "Service | RemoteService", *, open_on_start: bool = Fa
     from mcp.server.mcpserver import Context, MCPServer
     from mcp_types import CallToolResult, ToolAnnotations
 
-    from .cli_index import search_json, status_json
+    def _open_quietly() -> None:
+        try:
+            service.open()
+        except CodeseamError as exc:  # busy or broken: the tools report it and retry on each call
+            log.warning("the index is not open yet: %s", exc)
 
     @asynccontextmanager
     async def lifespan(_server):
         if open_on_start:
-            threading.Thread(target=_open_quietly, args=(service,), name="codeseam-open", daemon=True).start()
+            threading.Thread(target=_open_quietly, name="codeseam-open", daemon=True).start()
         yield {}
 
     server = MCPServer("codeseam", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING",
@@ -149,7 +146,7 @@ def build_server(service: "Service | RemoteService", *, open_on_start: bool = Fa
             return _failure(exc)
         if not wait:
             return _text(f"started {job.line()}; path {job.path}\ncall get_status to follow it",
-                         job.to_json(compact=True))
+                         codec.job_json(job, compact=True))
         while job.running:
             await ctx.report_progress(job.files_done, job.files_total, job.line())
             await anyio.sleep(WAIT_POLL_SECONDS)
@@ -160,7 +157,7 @@ def build_server(service: "Service | RemoteService", *, open_on_start: bool = Fa
         await ctx.report_progress(job.files_done, job.files_total, job.line())
         failed = job.state != "done"
         text = job.line() + (f"\nhint: {job.hint}" if failed and job.hint else "")
-        return _text(text, job.to_json(compact=True), error=failed)
+        return _text(text, codec.job_json(job, compact=True), error=failed)
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=True))
     def search_code(query: str, repo: str | None = None, path_glob: str | None = None,
@@ -173,11 +170,11 @@ def build_server(service: "Service | RemoteService", *, open_on_start: bool = Fa
         Returns path:start-end, the symbol, the file's role and a snippet for each hit. Files changed
         since they were indexed are re-synced first; a hit that could not be is marked STALE with a note."""
         try:
-            result = service.search(query, repo=repo, path_glob=path_glob, language=language, k=k,
-                                    role=role)
+            result = service.search(SearchRequest(query, repo=repo, path_glob=path_glob, language=language,
+                                                  role=tuple((role or "").split(",")), k=k))
         except CodeseamError as exc:
             return _failure(exc)
-        return _text(format_hits(result), search_json(result))
+        return _text(format_hits(result), codec.search_json(result))
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=True))
     def get_status() -> CallToolResult:
@@ -187,7 +184,7 @@ def build_server(service: "Service | RemoteService", *, open_on_start: bool = Fa
         except CodeseamError as exc:
             return _failure(exc)
         jobs = service.jobs()
-        data = {"index": status_json(st), "jobs": [j.to_json(compact=True) for j in jobs],
+        data = {"index": codec.status_json(st), "jobs": [codec.job_json(j, compact=True) for j in jobs],
                 "llm": service.llm_configured}
         return _text(format_status(st, jobs, service.llm_configured), data)
 
@@ -210,51 +207,37 @@ def build_server(service: "Service | RemoteService", *, open_on_start: bool = Fa
             except CodeseamError as exc:
                 return _failure(exc)
             notes = "".join(f"\nnote: {n}" for n in answer.notes)
-            return _text(answer.answer + notes, {**answer_json(answer), "text": answer.answer})
+            return _text(answer.answer + notes, codec.answer_json(answer, text=True))
 
     return server
 
 
 def run_stdio(settings) -> None:
-    """Serve MCP over stdio until the client closes the connection."""
+    """Serve MCP over stdio until the client closes the connection: through the server that holds
+    the index when there is one, else holding it here (``owner.hold.Holder``: opened in the
+    background as the session starts, closed in the one order when it ends; a SIGTERM kills the
+    process as it is, which leaves the index consistent)."""
+    import contextlib
+
     import anyio
 
-    from ..owner import RemoteService, live_server, remove_server_file, write_server_file
+    from ..owner import RemoteIndex, live_server
+    from ..owner.hold import Holder
 
-    service: Service | RemoteService | None = None
     served = live_server(settings)
+    remote = None
     if served is not None and served.kind == "http":  # `codeseam serve` holds the index: use it
         try:
-            service = RemoteService(served, settings)
+            remote = RemoteIndex(served, settings)
+            remote.llm_configured  # noqa: B018 - reaches the server now: a bad token or a dead server says so here
             log.warning("the index is held by the codeseam server at %s (pid %d): serving through it",
                         served.url, served.pid)
         except CodeseamError as exc:
             log.warning("cannot use the codeseam server at %s: %s", served.url, exc)
-    if service is None:
-        service = Service(settings, on_open=lambda: write_server_file(settings, "mcp"))
-    server = build_server(service, open_on_start=True)
-    _remove_on_term(settings)
-    try:
-        anyio.run(server.run_stdio_async)
-    finally:
-        remove_server_file(settings)
-        service.close()
-
-
-def _remove_on_term(settings) -> None:
-    """On SIGTERM (an MCP client's last resort after closing stdin), drop the server file, then
-    die as usual: the index lock and the Milvus Lite process go with this process, and an
-    interrupted indexing run is finished by the next one."""
-    import os
-    import signal
-    import threading
-
-    from ..owner import remove_server_file
-
-    def on_term(signum: int, frame: Any) -> None:
-        remove_server_file(settings)
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
-
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, on_term)
+            if remote is not None:
+                remote.close()
+            remote = None
+    with contextlib.ExitStack() as stack:
+        service: IndexServer = (stack.enter_context(remote) if remote is not None else
+                                stack.enter_context(Holder(settings, kind="mcp", lazy=True, signals=False)).service)
+        anyio.run(build_server(service, open_on_start=True).run_stdio_async)
