@@ -103,3 +103,20 @@ def test_weak_follows_the_threshold_on_the_evidence(indexed):
     strong = api.search("compute_retry_delay", settings=s)
     weak = api.search("compute_retry_delay", settings=s.replace(weak_threshold=strong.evidence + 0.01))
     assert not strong.weak and weak.weak and weak.evidence == pytest.approx(strong.evidence)
+
+
+def test_the_weak_threshold_follows_the_query_language_and_fusion_does_not():
+    """The abstain threshold is per embedder and language group; the one fusion reads is the
+    embedder's own, whatever the language; a threshold in the settings decides both."""
+    from codeseam.query.evidence import FAR_THRESHOLDS, WEAK_THRESHOLDS, far_threshold, weak_threshold
+    from codeseam.settings import Settings
+
+    s = Settings()
+    eid = "bundled:all-MiniLM-L6-v2"
+    assert weak_threshold(s, eid, "en") == WEAK_THRESHOLDS[eid]["en"]
+    assert weak_threshold(s, eid, "tr") == weak_threshold(s, eid, "de") == WEAK_THRESHOLDS[eid]["other"]
+    assert weak_threshold(s, eid, "tr") < weak_threshold(s, eid, "en")
+    assert far_threshold(s, eid) == FAR_THRESHOLDS[eid]
+    assert weak_threshold(s, "fake:64") == far_threshold(s, "fake:64") == float("-inf")  # nobody calibrated it
+    fixed = Settings(weak_threshold=0.3)
+    assert weak_threshold(fixed, eid, "tr") == weak_threshold(fixed, eid, "en") == far_threshold(fixed, eid) == 0.3

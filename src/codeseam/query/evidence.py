@@ -134,6 +134,22 @@ WEAK_THRESHOLDS: dict[str, dict[str, float]] = {
 }
 # An embedder nobody calibrated flags nothing weak (but a search with no dense hit).
 UNCALIBRATED_THRESHOLD = float("-inf")
+# Below this evidence the dense list counts less in fusion (``retrieve.WEAK_DENSE_WEIGHT``),
+# whatever the query's language: the dense model found nothing close. Its own value, apart
+# from the abstain thresholds above, so that moving those (a decision about ``ask``) does not
+# move the ranking: the value the fusion lever was measured at (bench/results/eval.md, +wk).
+FAR_THRESHOLDS: dict[str, float] = {
+    "bundled:all-MiniLM-L6-v2": 0.265,
+    "bundled:all-MiniLM-L6-v2@int8-mm-keepffn2": 0.265,
+}
+
+
+def far_threshold(settings, embedder_id: str) -> float:
+    """The evidence below which fusion trusts the dense list less (``FAR_THRESHOLDS``; a
+    threshold set in ``settings`` decides both)."""
+    if settings.weak_threshold >= 0:
+        return settings.weak_threshold
+    return FAR_THRESHOLDS.get(embedder_id, UNCALIBRATED_THRESHOLD)
 
 
 def weak_threshold(settings, embedder_id: str, lang: str = "en",

@@ -21,7 +21,7 @@ from typing import Sequence
 from . import rank
 from .analysis import (NOISE_WORDS, analyze, bm25_query, is_change, is_lookup, language, names_definition,
                        query_names, strip_noise)
-from .evidence import is_weak, weak_threshold
+from .evidence import far_threshold, is_weak, weak_threshold
 from .fusion import Span, dedupe, rrf, weighted
 from .pieces import SPLIT_KINDS, Piece, as_piece, expand_pieces, merge_pieces
 from .rank import CHANGE_WORDS, RARE_WORD
@@ -115,7 +115,10 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
     best = max((c.score for c in dense), default=None)
     score, counts = _evidence(store, embedder, query, filters, best, lock)
     weak = is_weak(score, weak_threshold(settings, embedder.id, language(query)))
-    if weak and options.weak_dense_weight is not None:
+    # the dense list counts less when it found nothing close, whatever the query's language (a
+    # Turkish query's dense ranking is no more reliable for not being flagged)
+    far = is_weak(score, far_threshold(settings, embedder.id))
+    if far and options.weak_dense_weight is not None:
         settings = settings.replace(dense_weight=options.weak_dense_weight)
     ranked = [(as_piece(c), s) for c, s in _rank(dense, sparse, mode, settings)]
     if decls:
