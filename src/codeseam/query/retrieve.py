@@ -28,7 +28,6 @@ from .rank import CHANGE_WORDS, RARE_WORD
 
 MODES = ("hybrid", "dense", "bm25")
 DEPTH = 80  # candidates per signal (dense, BM25): fixed, so a page does not depend on k
-EXPAND_HEAD = 20  # candidates whose pieces may become their whole definition
 
 # Dense weight for fusion when the result is weak: the dense model found nothing close to the
 # query (a language it was not trained on, or nothing relevant indexed), so its ranking says
@@ -54,7 +53,7 @@ class RetrieveOptions:
     file or folder; for the intents in ``path_levers``), ``legacy`` (older copies),
     ``coherence`` and ``saturation`` / ``saturation_free`` (file-level: for the intents in
     ``file_levers``). Pieces: ``merge`` joins adjacent retrieved pieces, ``expand`` turns a piece
-    among the first ``expand_head`` (None: ``EXPAND_HEAD``, at least k) into its whole definition.
+    among the first k (or ``expand_head``, when more) into its whole definition.
     """
 
     depth: int | None = None  # None: DEPTH (at least k), the same for every k
@@ -70,13 +69,13 @@ class RetrieveOptions:
     def_weight: float = 0.5
     kind_prior: bool = True
     # issue 20 levers (each measured alone on the three dev sets; see bench/bench_rank.py)
-    expand_head: int | None = None  # candidates whose pieces may be expanded (None: EXPAND_HEAD, at least k)
+    expand_head: int | None = None  # candidates whose pieces may be expanded (None: k; at least k)
     saturation: float = 0.5  # a file's n-th candidate past ``saturation_free`` counts saturation**n
     saturation_free: int = 1
     coherence: float = 0.1  # each file's best candidate gains coherence * top * file share
     path_weight: float = 0.5  # query words naming the file or folder: path_weight * top * share
     decl_weight: float = 1.0  # a declaration of the name a query looks up: decl_weight * top * tier
-    decl_fetch: bool = True  # also fetch declarations by symbol name from the store
+    decl_fetch: bool = True  # for a one-name query, also fetch its declarations by symbol from the store
     legacy: float = 0.5  # older copies (deprecated/, compat/, v3/ beside v4/) weigh this much
     file_levers: str = "topic+symbol"  # which intents get coherence and saturation: all, topic, or topic+symbol
     path_levers: str = "topic+symbol"  # which intents get the path match: all, or topic+symbol
@@ -110,7 +109,7 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
     with lock or contextlib.nullcontext():
         dense = store.dense_search(qvec, depth, filters)
         sparse = store.bm25_search(text, depth, filters) if mode != "dense" else []
-        if options.decl_fetch and options.decl_weight and info.names:
+        if options.decl_fetch and options.decl_weight and info.symbol:  # a lookup: one name
             decls = store.definitions(info.names, filters)
     best = max((c.score for c in dense), default=None)
     score, counts = _evidence(store, embedder, query, filters, best, lock)
@@ -137,10 +136,8 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
     kept = dedupe(ranked, _span)
     if spread and options.saturation < 1.0:
         kept = rank.saturate(kept, lambda p: p.path, decay=options.saturation, free=options.saturation_free)
-    if options.expand:  # on the final order, so the pieces expanded never depend on k (EXPAND_HEAD >= page)
-        kept = dedupe(expand_pieces(kept, lambda repo, paths: _locked(lock, store.chunk_spans, repo, paths),
-                                    lambda ids: _locked(lock, store.chunks_by_ids, ids),
-                                    max(options.expand_head or EXPAND_HEAD, k)), _span)
+    if options.expand:
+        kept = _expand(kept, store, lock, max(options.expand_head or 0, k))
     hits = tuple(
         Hit(c.repo, c.path, c.symbol, c.kind, c.language, c.start_line, c.end_line, float(s), c.text, c.role)
         for c, s in kept[:k]
@@ -163,6 +160,31 @@ def _spreads(query: str, info, options: RetrieveOptions) -> bool:
 
     kind = intent(query)
     return kind == "topic" or (kind == "symbol" and options.file_levers == "topic+symbol")
+
+
+def _expand(kept: list, store, lock, head: int) -> list:
+    """Each piece among the first ``head`` becomes its whole definition, on the final order.
+    A whole drops what it absorbed (``dedupe``), which lets later candidates into the first
+    ``head``: those are expanded in turn, so the first ``head`` never depend on how many
+    candidates came after them, and the first j <= k hits are the same for every k (expanding
+    a later piece only drops what ranks after it). The files' chunk layouts are read once."""
+    layouts: dict[tuple[str, str], list] = {}
+
+    def spans(repo: str, paths: list[str]) -> dict[str, list]:
+        missing = [p for p in paths if (repo, p) not in layouts]
+        if missing:
+            got = _locked(lock, store.chunk_spans, repo, missing)
+            layouts.update(((repo, p), got.get(p, [])) for p in missing)
+        return {p: layouts[(repo, p)] for p in paths}
+
+    seen: set[tuple[str, str, int, int]] = set()
+    while True:
+        todo = [i for i, (p, _) in enumerate(kept[:head]) if (p.repo, p.path, p.start_line, p.end_line) not in seen]
+        if not todo:
+            return kept
+        seen.update((p.repo, p.path, p.start_line, p.end_line) for p, _ in kept[:head])
+        kept = dedupe(expand_pieces(kept, spans, lambda ids: _locked(lock, store.chunks_by_ids, ids), head,
+                                    only=todo), _span)
 
 
 def _span(pair) -> Span:
