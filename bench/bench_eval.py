@@ -2,8 +2,8 @@
 
     python bench/bench_eval.py [--golden ../shared/golden/stdlib-dev.jsonl] [--cache bench/.cache/eval]
                                [--out bench/results] [--skip-rerun]
-    python bench/bench_eval.py --sets repos     # both dev sets, per repository, lever by lever
-                                                # (bench/bench_eval_repos.py: eval-repos.md, ablation.md)
+    (all three dev sets, per repository, lever by lever: bench/bench_rank.py; the weak-evidence
+    calibration across them: bench/bench_weak.py)
 
 What it does (everything through ``codeseam.eval``, the library behind ``codeseam eval``):
 
@@ -168,16 +168,7 @@ def main() -> None:
     ap.add_argument("--cache", default=str(ROOT / "bench" / ".cache" / "eval"))
     ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
     ap.add_argument("--skip-rerun", action="store_true", help="do not repeat the run to check determinism")
-    ap.add_argument("--sets", default="stdlib",
-                    help="stdlib: this report (eval.md); repos: repos-dev and stdlib-dev per repository with every "
-                         "ranking lever alone (eval-repos.md, ablation.md); both: the two")
     args = ap.parse_args()
-    if args.sets in ("repos", "both"):
-        import bench_eval_repos
-
-        bench_eval_repos.main_with(Path(args.out))
-        if args.sets == "repos":
-            return
 
     settings = load_settings({"data_dir": str(ROOT / "bench" / ".cache")}, env={})
     stdlib = sysconfig.get_paths()["stdlib"]

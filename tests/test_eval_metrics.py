@@ -14,7 +14,7 @@ from codeseam.errors import ConfigError
 from codeseam.eval import metrics
 from codeseam.eval.calibrate import calibrate, rates, sensitivity
 from codeseam.eval.golden import GoldQuery, GoldSpan, gold_paths, load_golden
-from codeseam.eval.variants import DEFAULT_VARIANTS, parse_variant, parse_variants, specs_of
+from codeseam.eval.variants import PLAIN_OPTIONS, DEFAULT_VARIANTS, parse_variant, parse_variants, specs_of
 
 
 def q(id_, kind, *gold):
@@ -194,15 +194,20 @@ def test_variant_names():
     assert dict(w.options) == {"depth": 80, "merge": False}
     base = parse_variant("bm25-window")
     assert base.spec.plain and not base.calibrated
-    assert dict(base.options) == {"split_query": False, "role_prior": False}
+    assert dict(base.options) == PLAIN_OPTIONS  # the query as typed, no prior, no ranking stack
+    assert dict(parse_variant("hybrid-ast+sat1+coh0+path0.3+decl0+rare+noforms+nochg").options) == {
+        "saturation": 1.0, "coherence": 0.0, "path_weight": 0.3, "decl_weight": 0.0, "rare_exempt": True,
+        "forms": False, "strip_change": False}
     assert not parse_variant("dense-window").spec.plain
     lines = parse_variant("hybrid-lines")
     assert lines.spec.plain and lines.spec.dense and lines.calibrated and lines.spec.key == "plain-baseline"
     assert parse_variant("bm25-lines").spec == base.spec  # BM25 over plain windows needs no vectors
-    lev = parse_variant("hybrid-ast+norole+file1+def0.5+kind+symb1+noisec+roles0.3+expand")
-    assert dict(lev.options) == {"role_prior": False, "file_weight": 1.0, "def_weight": 0.5, "kind_prior": True,
-                                 "symbol_bonus": 1.0, "strip_noise": True, "strip_change": True,
-                                 "role_scale": 0.3, "expand": True}
+    lev = parse_variant("hybrid-ast+norole+def0.5+kind+symb1+noise+chg+expand+rw0.6+t0.3+wk0.2")
+    assert dict(lev.options) == {"role_prior": False, "def_weight": 0.5, "kind_prior": True, "symbol_bonus": 1.0,
+                                 "strip_noise": True, "strip_change": True, "expand": True, "weak_dense_weight": 0.2}
+    assert dict(lev.settings) == {"fusion": "rrf", "dense_weight": 0.6, "weak_threshold": 0.3}
+    with pytest.raises(ConfigError, match="unknown option"):
+        parse_variant("hybrid-ast+file1")  # a lever measured and dropped (bench/results/rank-ablation.md)
     assert dict(parse_variant("hybrid-ast+symhard").options) == {"symbol_bonus": None}
 
 

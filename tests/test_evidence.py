@@ -11,7 +11,7 @@ from hypothesis import given, strategies as st
 
 from codeseam import api
 from codeseam.query import evidence
-from codeseam.eval.calibrate import calibrate_budget, rates
+from codeseam.eval.calibrate import calibrate_abstain, calibrate_budget, rates
 from codeseam.settings import load_settings
 from tests.support.fixtures import RETRY_PY
 
@@ -42,6 +42,20 @@ def test_budget_threshold_is_the_best_within_budget(pos, neg, budget):
     feasible = [x for x in feasible if x[1] <= budget]
     if feasible:
         assert f <= budget and a == max(x[0] for x in feasible)
+
+
+@given(st.lists(st.floats(-1, 1), min_size=1, max_size=30), st.lists(st.floats(-1, 1), min_size=1, max_size=15),
+       st.floats(0, 1))
+def test_abstain_threshold_is_the_lowest_that_reaches_the_share(pos, neg, share):
+    """Brute force over every gap: the chosen threshold flags at least ``share`` of the
+    negatives when any threshold can, and no lower gap does."""
+    c = calibrate_abstain(pos, neg, share)
+    assert rates(pos, neg, c.threshold) == (c.abstain, c.false_weak)
+    values = sorted(set(pos) | set(neg))
+    gaps = [(lo + hi) / 2 for lo, hi in zip(values, values[1:])]
+    reaching = [t for t in gaps if rates(pos, neg, t)[0] >= share]
+    if reaching:
+        assert c.abstain >= share and c.threshold == min(reaching)
 
 
 @pytest.fixture
@@ -89,3 +103,20 @@ def test_weak_follows_the_threshold_on_the_evidence(indexed):
     strong = api.search("compute_retry_delay", settings=s)
     weak = api.search("compute_retry_delay", settings=s.replace(weak_threshold=strong.evidence + 0.01))
     assert not strong.weak and weak.weak and weak.evidence == pytest.approx(strong.evidence)
+
+
+def test_the_weak_threshold_follows_the_query_language_and_fusion_does_not():
+    """The abstain threshold is per embedder and language group; the one fusion reads is the
+    embedder's own, whatever the language; a threshold in the settings decides both."""
+    from codeseam.query.evidence import FAR_THRESHOLDS, WEAK_THRESHOLDS, far_threshold, weak_threshold
+    from codeseam.settings import Settings
+
+    s = Settings()
+    eid = "bundled:all-MiniLM-L6-v2"
+    assert weak_threshold(s, eid, "en") == WEAK_THRESHOLDS[eid]["en"]
+    assert weak_threshold(s, eid, "tr") == weak_threshold(s, eid, "de") == WEAK_THRESHOLDS[eid]["other"]
+    assert weak_threshold(s, eid, "tr") < weak_threshold(s, eid, "en")
+    assert far_threshold(s, eid) == FAR_THRESHOLDS[eid]
+    assert weak_threshold(s, "fake:64") == far_threshold(s, "fake:64") == float("-inf")  # nobody calibrated it
+    fixed = Settings(weak_threshold=0.3)
+    assert weak_threshold(fixed, eid, "tr") == weak_threshold(fixed, eid, "en") == far_threshold(fixed, eid) == 0.3

@@ -59,16 +59,16 @@ def test_a_rare_word_only_another_role_holds_keeps_its_score():
     assert out["docs-hit"] == pytest.approx(0.02 * rank.ROLE_WEIGHTS["docs"])
 
 
-# -- file and definition evidence -----------------------------------------------------------------
+# -- definition evidence (candidates ranked by group) -----------------------------------------------------------------
 
 scored = st.lists(st.tuples(st.sampled_from("abcde"), st.floats(0.001, 0.04)), min_size=1, max_size=30)
 
 
 @given(scored, st.floats(0.1, 3))
 @settings(max_examples=200, deadline=None)
-def test_file_evidence_matches_a_brute_force_reference(items, weight):
+def test_group_evidence_matches_a_brute_force_reference(items, weight):
     ranked = [((f, i), s) for i, (f, s) in enumerate(items)]
-    out = rank.apply_file_evidence(ranked, lambda x: x[0], weight=weight, unit=1 / 61, rrf_k=60)
+    out = rank.apply_group_evidence(ranked, lambda x: x[0], weight=weight, unit=1 / 61, rrf_k=60)
     # reference: files by the sum of their best three scores (first seen first on ties)
     totals: dict[str, list[float]] = {}
     for (f, _), s in ranked:
@@ -83,15 +83,10 @@ def test_file_evidence_matches_a_brute_force_reference(items, weight):
     assert scores == sorted(scores, reverse=True)
 
 
-def test_kind_prior_and_name_match():
+def test_kind_prior():
     ranked = [("imports", 0.03), ("fn", 0.028)]
     kinds = {"imports": "module", "fn": "function"}.get
     assert [x for x, _ in rank.apply_kind_prior(ranked, kinds)] == ["fn", "imports"]
-    names = {"a": "Request._onResponseBase", "b": "Request._destroy"}.get
-    out = rank.apply_name_match([("a", 0.02), ("b", 0.021)], names, "Fix destroyed stream", weight=1.0,
-                                unit=1 / 61)
-    assert out[0][0] == "b" and out[1] == ("a", 0.02)
-    assert rank.query_terms("Fix `getUserById` when not cached") == ["get", "user", "by", "id", "cached"]
 
 
 def test_lookups_and_longer_queries():

@@ -17,6 +17,9 @@ CASES = [
     ("http/test_round_tripper.go", "source"), ("index.js", "source"), ("main.go", "source"),
     ("src/main/java/com/acme/App.java", "source"), ("app/models/user.rb", "source"),
     ("src/pkg/schema.json", "source"), ("mock/mock.go", "source"),
+    # a test-like name inside a library folder, in an ecosystem whose tests live in test/ or spec/
+    ("lib/bats-core/test_functions.bash", "source"), ("src/unity/test_runner.c", "source"),
+    ("lib/rack/mock_test.rb", "source"),
     # tests: folders and names, per language
     ("tests/test_app.py", "test"), ("test_utils.py", "test"), ("pkg/util_test.go", "test"),
     ("src/parse/tests.rs", "test"), ("tests/builder/help.rs", "test"), ("conftest.py", "test"),
@@ -24,7 +27,8 @@ CASES = [
     ("src/test/java/com/acme/AppTest.java", "test"), ("spec/models/user_spec.rb", "test"),
     ("app/FooTests.cs", "test"), ("e2e/login.ts", "test"), ("t/basic.t", "test"),
     ("src/androidTest/java/Foo.kt", "test"), ("test/unit/runner.spec.js", "test"),
-    ("examples/tutorial/tests/test_auth.py", "test"),
+    ("examples/tutorial/tests/test_auth.py", "test"), ("test/test_helper.bash", "test"),
+    ("test_install.sh", "test"), ("src/pkg/util_test.go", "test"), ("lib/x/y_spec.rb", "test"),
     # fixtures and test data
     ("tests/fixtures/config.json", "fixture"), ("pkg/parse/testdata/input.go", "fixture"),
     ("src/__snapshots__/button.test.tsx.snap", "fixture"), ("tests/ui/error.stderr", "fixture"),

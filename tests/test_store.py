@@ -372,3 +372,22 @@ def test_a_milvus_failure_mid_write_is_a_store_error(store):
     assert "codeseam index" in str(err.value)
     with pytest.raises(StoreError):
         store.bm25_search("before", 3, Filters())
+
+
+def test_definitions_finds_chunks_by_symbol_name_exactly(store):
+    """The declarations a symbol query looks up: symbol == name or ends with '.name', exact case,
+    in the filters' scope; a name holding a quote or a wildcard cannot change the filter."""
+    def rows(repo, path, symbols):
+        out = []
+        for i, sym in enumerate(symbols):
+            c = Chunk(path, "python", sym, "", "class", i * 3 + 1, i * 3 + 2, f"class {sym}:\n    pass\n",
+                      f"{path} {sym}\nclass {sym}:\n    pass\n")
+            out.append(ChunkRow(content_hash(repo, path, str(i), c.hash), repo, "fh-" + path, c, embed(c.text)))
+        return out
+    store.insert_chunks(rows("r1", "a.py", ["Session", "Session.request", "session", "MySession", "Outer.Session"]))
+    store.insert_chunks(rows("r2", "b.py", ["Session"]))
+    got = {(c.repo_id, c.symbol) for c in store.definitions(["Session"], Filters(repos=("r1",)))}
+    assert got == {("r1", "Session"), ("r1", "Outer.Session")}
+    assert {c.repo_id for c in store.definitions(["Session"], Filters())} == {"r1", "r2"}
+    assert store.definitions(['Session" or symbol != "', "Sess%"], Filters()) == []
+    assert store.definitions([], Filters()) == []

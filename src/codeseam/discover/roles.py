@@ -56,7 +56,9 @@ from ..records import ROLES
 __all__ = ["ROLES", "ROLES_VERSION", "SOURCE", "file_role", "HEAD_CHARS"]
 
 # Bump when a rule changes: the indexer then re-reads every file (vectors are reused).
-ROLES_VERSION = 1
+# 2: a test_*/*_test name of a language whose tests live in their own folder does not make a
+#    file inside a library folder a test (lib/bats-core/test_functions.bash is library code).
+ROLES_VERSION = 2
 SOURCE = "source"
 
 _GENERATED_DIRS = frozenset({"vendor", "vendored", "third_party", "thirdparty", "third-party",
@@ -103,6 +105,12 @@ _TEST_NAME = re.compile(
     r"(^.+[._-](test|spec|tests|specs)\.[cm]?[jt]sx?$)|(^.+\.(test|spec)\.\w+$)|"
     r"(^.+(Test|Tests|Spec|IT)\.(java|kt|kts|scala|groovy|cs|swift|php|m|mm)$)|(^.+_spec\.rb$)|"
     r"(^Test[A-Z].*\.(java|kt|cs|swift|php)$)|(^.+\.t$)")
+# Languages whose tests live in a folder of their own (test/, spec/, t/): there a test_*/*_test
+# file name inside a library folder is a library file that happens to say "test"
+# (``lib/bats-core/test_functions.bash``, ``src/unity/test_runner.c``).
+_SEPARATE_TEST_EXT = frozenset({".sh", ".bash", ".zsh", ".lua", ".ex", ".exs", ".erl", ".c", ".cc", ".cpp", ".cxx",
+                                ".h", ".hpp", ".rb", ".pl", ".nim", ".jl", ".r", ".cr"})
+_LIBRARY_DIRS = frozenset({"lib", "libs", "src", "source", "pkg", "include", "internal", "core"})
 _BENCH_NAME = re.compile(r"(^.+[._-]bench(mark)?s?\.\w+$)|(^bench(mark)?s?_.+\.\w+$)", re.IGNORECASE)
 _GENERATED_NAME = re.compile(
     r"(_pb2(_grpc)?\.pyi?$)|(\.pb(\.gw)?\.go$)|(\.pb\.(h|cc)$)|([._]generated\.\w+$)|(\.g\.dart$)|"
@@ -161,7 +169,8 @@ def file_role(path: str, head: str = "") -> str:
     in_test_dir = bool(dirset & _TEST_DIRS) or _maven_test(dirs)
     if in_test_dir and not code and suffix not in (".md", ".rst") and lname not in _BUILD_NAMES:
         return "fixture"  # data beside the tests: expected outputs, inputs
-    if in_test_dir or (code and _TEST_NAME.search(name)):
+    if in_test_dir or (code and _TEST_NAME.search(name) and not (
+            suffix in _SEPARATE_TEST_EXT and dirset & _LIBRARY_DIRS and not lname.endswith(("_spec.rb", "_spec.lua")))):
         return "test"
     if dirset & _BENCH_DIRS or (code and _BENCH_NAME.search(name)):
         return "benchmark"

@@ -91,3 +91,23 @@ def calibrate_budget(pos: Sequence[float], neg: Sequence[float], max_false_weak:
     a, f = rates(pos, neg, t)
     return Calibration(threshold=t, abstain=a, false_weak=f, balanced_accuracy=(a + 1 - f) / 2, gap=(lo, hi),
                        n_pos=len(pos), n_neg=len(neg))
+
+
+def calibrate_abstain(pos: Sequence[float], neg: Sequence[float], min_abstain: float) -> Calibration:
+    """The lowest threshold that flags at least ``min_abstain`` of the negatives (so the fewest
+    positives are flagged for that): the middle of the gap just above the negative score that
+    reaches the share."""
+    if not pos or not neg:
+        raise ValueError("calibration needs positive and negative scores")
+    values = sorted(set(pos) | set(neg))
+    for lo, hi in zip(values, values[1:]):
+        a, _ = rates(pos, neg, (lo + hi) / 2)
+        if a >= min_abstain:
+            t = (lo + hi) / 2
+            a, f = rates(pos, neg, t)
+            return Calibration(threshold=t, abstain=a, false_weak=f, balanced_accuracy=(a + 1 - f) / 2,
+                               gap=(lo, hi), n_pos=len(pos), n_neg=len(neg))
+    t = values[-1] + 1e-9
+    a, f = rates(pos, neg, t)
+    return Calibration(threshold=t, abstain=a, false_weak=f, balanced_accuracy=(a + 1 - f) / 2,
+                       gap=(values[-1], values[-1]), n_pos=len(pos), n_neg=len(neg))

@@ -106,10 +106,17 @@ def markdown(suite: Any, *, title: str, default: str | None = None, names: Seque
     ours = variant_table(suite, names)
     published = published_table(load_published(golden_dir or suite.golden), repos)
     rows = summary_rows(ours, published, repos)
-    head = ["system", "repos", "NDCG@10", *SEMBLE_KINDS]
-    body = [[("**" + r["system"] + "**" if r["system"] == default else r["system"])
-             + ("" if r["source"] == "codeseam" else " (published)"),
-             str(r["repos"]), fmt(r[OVERALL]), *(fmt(r[c]) for c in SEMBLE_KINDS)] for r in rows]
+    mine = ours.get(default or "", {})
+    head = ["system", "repos", "NDCG@10", *SEMBLE_KINDS] + ([f"{default} on the same repos"] if mine else [])
+    body = []
+    for r in rows:
+        cells = [("**" + r["system"] + "**" if r["system"] == default else r["system"])
+                 + ("" if r["source"] == "codeseam" else " (published)"),
+                 str(r["repos"]), fmt(r[OVERALL]), *(fmt(r[c]) for c in SEMBLE_KINDS)]
+        if mine:  # our default on exactly the repositories that system ran
+            have = [x for x in repos if x in (published.get(r["system"]) or ours.get(r["system"]) or {})]
+            cells.append(fmt(mean_of_means(mine, OVERALL, have)))
+        body.append(cells)
     n_q = sum(len(r.queries) for r in suite.per_repo.values())
     lines = [f"# {title}", "",
              f"{len(repos)} repositories, {n_q} queries. NDCG@10 as the benchmark computes it: per "

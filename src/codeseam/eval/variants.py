@@ -6,22 +6,16 @@ A variant name is ``<mode>-<chunker>[-enriched][+option...]``:
 - chunker: ``ast`` (syntax-aware), ``window`` (the product's line windows) or ``lines``
   (the naive baseline: 2000-byte line windows, no header, embedded as they are);
 - ``-enriched``: the index is built with LLM descriptions (``settings.enrich``);
-- options (retrieval settings on top of the configured ones):
-  ``+rrf<K>`` (RRF with k=K), ``+w<W>`` (weighted score fusion, dense weight W in 0..1),
-  ``+rw<W>`` (RRF with dense weight W: the lists weigh ``2W`` and ``2(1-W)``),
-  ``+depth<N>`` (N candidates per signal), ``+frag`` (no merging of the pieces of one
-  split definition into one hit), ``+rawq`` (no identifier splits added to the BM25
-  query), ``+sym`` / ``+nosym`` (named definitions first, or not), ``+noise`` /
-  ``+nonoise`` (question words dropped from the BM25 query, or not), ``+wk<W>`` (dense
-  weight W for fusion when the result is weak), ``+t<X>`` (weak threshold X),
-  ``+norole`` / ``+role`` (no file-role prior, or the prior), ``+file<W>`` (file evidence
-  with weight W), ``+name<W>`` (name-match bonus with weight W), ``+def<W>`` (definition
-  evidence with weight W), ``+kind`` / ``+nokind`` (the chunk-kind prior, or not),
-  ``+symb<W>`` (named definitions first only in lookups, a bonus of W elsewhere),
-  ``+symhard`` (named definitions first in every query), ``+expand`` / ``+noexpand``
-  (pieces of a split definition returned as the whole definition, or not), ``+noisec``
-  (question words and change words dropped from the BM25 query), ``+roles<X>`` (every role
-  but source weighs X), ``+s1weak`` (weak decided on the best dense similarity alone).
+- options (retrieval settings on top of the configured ones; ``OPTION_HELP`` lists them all):
+  numbers, ``+rrf<K>`` (RRF with k=K), ``+w<W>`` (weighted score fusion, dense weight W),
+  ``+rw<W>`` (RRF, the lists weigh ``2W`` and ``2(1-W)``), ``+t<X>`` (weak threshold X),
+  ``+wk<W>`` (dense weight when the result is weak), and the ``RetrieveOptions`` numbers
+  (``+depth<N>``, ``+def<W>``, ``+symb<W>``, ``+sat<X>``, ``+free<N>``, ``+coh<X>``,
+  ``+path<X>``, ``+decl<X>``, ``+head<N>``, ``+legacy<X>``); switches, ``+frag``, ``+rawq``,
+  ``+sym``/``+nosym``, ``+noise``/``+nonoise``, ``+role``/``+norole``, ``+kind``/``+nokind``,
+  ``+expand``/``+noexpand``, ``+symhard``, ``+fetch``/``+nofetch``, ``+rare``/``+norare``,
+  ``+forms``/``+noforms``, ``+chg``/``+nochg``, ``+topsym``/``+fileall`` (which intents get
+  coherence and saturation), ``+pathtop``/``+pathall`` (which get the path match).
 
 ``bm25-window`` is special: it is the simple alternative people reach for, *plain BM25
 over 2000-byte line windows* (``bm25-lines`` is the same index read the same way): windows of at most 2000 bytes (``chunk_max_bytes``, bytes
@@ -53,14 +47,37 @@ BASELINE = "bm25-window"
 DEFAULT_VARIANTS = ("bm25-window", "dense-window", "hybrid-window", "bm25-ast", "dense-ast", "hybrid-ast")
 
 _NAME = re.compile(r"^(dense|bm25|hybrid)-(ast|window|lines)(-enriched)?((?:\+[a-z0-9.]+)*)$")
-_OPTION = re.compile(r"^(rrf(\d+)|w(\d*\.?\d+)|rw(\d*\.?\d+)|depth(\d+)|wk(\d*\.?\d+)|t(\d*\.?\d+)|"
-                     r"file(\d*\.?\d+)|name(\d*\.?\d+)|def(\d*\.?\d+)|symb(\d*\.?\d+)|roles(\d*\.?\d+)|symhard|noisec|s1weak|"
-                     r"frag|rawq|sym|nosym|noise|nonoise|role|norole|kind|nokind|expand|noexpand)$")
-_FLAGS = {"frag": ("merge", False), "rawq": ("split_query", False), "sym": ("symbols_first", True),
-          "nosym": ("symbols_first", False), "noise": ("strip_noise", True), "nonoise": ("strip_noise", False),
-          "role": ("role_prior", True), "norole": ("role_prior", False),
-          "kind": ("kind_prior", True), "nokind": ("kind_prior", False),
-          "expand": ("expand", True), "noexpand": ("expand", False)}
+# +<name><number>: name -> (where it goes, the field, how to read the number)
+_NUMBERS: dict[str, tuple[str, str, Any]] = {
+    "rrf": ("settings", "rrf_k", int), "w": ("settings", "dense_weight", "weight"),
+    "rw": ("settings", "dense_weight", "weight"), "t": ("settings", "weak_threshold", float),
+    "wk": ("options", "weak_dense_weight", "weight"), "depth": ("options", "depth", int),
+    "def": ("options", "def_weight", float), "symb": ("options", "symbol_bonus", float),
+    "sat": ("options", "saturation", float), "free": ("options", "saturation_free", int),
+    "coh": ("options", "coherence", float), "path": ("options", "path_weight", float),
+    "decl": ("options", "decl_weight", float), "head": ("options", "expand_head", int),
+    "legacy": ("options", "legacy", float),
+}
+# +<switch>: RetrieveOptions field and value
+_SWITCHES: dict[str, tuple[str, Any]] = {
+    "frag": ("merge", False), "rawq": ("split_query", False), "sym": ("symbols_first", True),
+    "nosym": ("symbols_first", False), "noise": ("strip_noise", True), "nonoise": ("strip_noise", False),
+    "role": ("role_prior", True), "norole": ("role_prior", False), "kind": ("kind_prior", True),
+    "nokind": ("kind_prior", False), "expand": ("expand", True), "noexpand": ("expand", False),
+    "symhard": ("symbol_bonus", None), "fetch": ("decl_fetch", True), "nofetch": ("decl_fetch", False),
+    "rare": ("rare_exempt", True), "norare": ("rare_exempt", False), "forms": ("forms", True),
+    "noforms": ("forms", False), "chg": ("strip_change", True), "nochg": ("strip_change", False),
+    "topsym": ("file_levers", "topic+symbol"), "fileall": ("file_levers", "all"),
+    "pathtop": ("path_levers", "topic+symbol"), "pathall": ("path_levers", "all"),
+}
+_NUMBER_OPTION = re.compile(r"^([a-z]+?)(\d*\.?\d+)$")
+OPTION_HELP = ("options: " + ", ".join(f"+{k}<N>" for k in _NUMBERS) + ", "
+               + ", ".join(f"+{k}" for k in _SWITCHES))
+
+
+# What the plain baselines switch off: everything but fusion (the query as typed, no prior).
+PLAIN_OPTIONS = {"split_query": False, "role_prior": False, "forms": False, "strip_change": False,
+                 "path_weight": 0.0, "decl_weight": 0.0, "saturation": 1.0, "coherence": 0.0, "legacy": 1.0}
 
 
 @dataclass(frozen=True)
@@ -112,46 +129,23 @@ def parse_variant(name: str) -> Variant:
     settings: dict[str, Any] = {}
     options: dict[str, Any] = {}
     for opt in filter(None, opts.split("+")):
-        o = _OPTION.match(opt)
-        if not o:
-            raise ConfigError(f"unknown option +{opt} in variant {name!r}",
-                              hint="options: +rrf<K>, +w<W>, +rw<W>, +depth<N>, +wk<W>, +t<X>, +file<W>, "
-                                   "+name<W>, +def<W>, +symb<W>, +symhard, +frag, +rawq, +sym, +nosym, +noise, +nonoise, +role, +norole, "
-                                   "+kind, +nokind, +expand, +noexpand, +noisec, +roles<X>, +s1weak")
-        if o.group(2):
-            settings.update(fusion="rrf", rrf_k=int(o.group(2)))
-        elif o.group(3):
-            settings.update(fusion="weighted", dense_weight=_weight(o.group(3), name))
-        elif o.group(4):
-            settings.update(fusion="rrf", dense_weight=_weight(o.group(4), name))
-        elif o.group(5):
-            options["depth"] = int(o.group(5))
-        elif o.group(6):
-            options["weak_dense_weight"] = _weight(o.group(6), name)
-        elif o.group(7):
-            settings["weak_threshold"] = float(o.group(7))
-        elif o.group(8):
-            options["file_weight"] = float(o.group(8))
-        elif o.group(9):
-            options["name_weight"] = float(o.group(9))
-        elif o.group(10):
-            options["def_weight"] = float(o.group(10))
-        elif o.group(11):
-            options["symbol_bonus"] = float(o.group(11))
-        elif o.group(12):
-            options["role_scale"] = _weight(o.group(12), name)
-        elif opt == "symhard":
-            options["symbol_bonus"] = None
-        elif opt == "s1weak":
-            options["weak_signal"] = "similarity"
-        elif opt == "noisec":
-            options.update(strip_noise=True, strip_change=True)
-        else:
-            key, value = _FLAGS[opt]
+        num = _NUMBER_OPTION.match(opt)
+        if num and num.group(1) in _NUMBERS:
+            where, key, cast = _NUMBERS[num.group(1)]
+            value = _weight(num.group(2), name) if cast == "weight" else cast(num.group(2))
+            (settings if where == "settings" else options)[key] = value
+            if num.group(1) in ("rrf", "rw"):
+                settings["fusion"] = "rrf"
+            elif num.group(1) == "w":
+                settings["fusion"] = "weighted"
+        elif opt in _SWITCHES:
+            key, value = _SWITCHES[opt]
             options[key] = value
-    if plain:  # the naive baselines: the query as typed, no prior
-        options.setdefault("split_query", False)
-        options.setdefault("role_prior", False)
+        else:
+            raise ConfigError(f"unknown option +{opt} in variant {name!r}", hint=OPTION_HELP)
+    if plain:  # the naive baselines: the query as typed, no prior, no ranking stack
+        for key, value in PLAIN_OPTIONS.items():
+            options.setdefault(key, value)
     spec = IndexSpec(chunker=chunker, enrich=enriched, plain=plain)
     return Variant(name.strip(), mode, spec, tuple(sorted(settings.items())), tuple(sorted(options.items())))
 

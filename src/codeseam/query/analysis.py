@@ -7,7 +7,9 @@ definitions a lookup asks for), ``is_lookup``.
 
 from __future__ import annotations
 
+import functools
 import re
+from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -85,3 +87,248 @@ def strip_noise(query: str, extra: Iterable[str] = ()) -> str:
 def is_lookup(query: str) -> bool:
     """A short query that looks a definition up ("where is ndiff defined", "bisect_left")."""
     return len(content_words(query)) <= SHORT_QUERY_WORDS
+
+
+# -- the query, analysed once -------------------------------------------------------------------
+
+# One identifier, possibly qualified (``Sinatra::Base``, ``self->field``, ``a.b``, ``\\Foo\\Bar``):
+# written like a name, not a word: an uppercase letter or an underscore somewhere, or a
+# qualifier. A plain lower-case word ("session") is a question, not a lookup.
+_SYMBOL_QUERY = re.compile(
+    r"^(?:[A-Za-z_$][A-Za-z0-9_$]*(?:(?:::|\\|->|\.|#)[A-Za-z_$][A-Za-z0-9_$]*)+"
+    r"|_[A-Za-z0-9_]*|[A-Za-z][A-Za-z0-9]*[A-Z_][A-Za-z0-9_]*|[A-Z][A-Za-z0-9]*)$")
+# camelCase / PascalCase / snake_case names inside a question ("how does StateManager track ...")
+_EMBEDDED_NAME = re.compile(r"\b(?:[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*"
+                            r"|[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+)\b")
+_QUALIFIER = re.compile(r"::|\\|->|\.|#")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+PATH_STOP = NOISE_WORDS | frozenset({"not", "if", "has", "have", "which", "get", "set", "via", "using", "use"})
+
+
+@dataclass(frozen=True)
+class QueryInfo:
+    """What a query is, decided once (``analyze``) and read by every lever.
+
+    ``symbol``: the whole query is one name (``Session``, ``Rails::Engine``, ``basic_format_args``):
+    a lookup of its declaration. ``names``: the names to look up as declarations, exactly as
+    typed (the last part of a qualified name, and the whole): the query's own name for a
+    symbol query, the identifier-shaped names inside a question otherwise. ``words``: the
+    lower-cased content words (question words out), for matching file paths.
+    """
+
+    text: str
+    symbol: bool
+    names: tuple[str, ...]
+    words: tuple[str, ...]
+
+
+def analyze(query: str) -> QueryInfo:
+    q = query.strip()
+    symbol = bool(_SYMBOL_QUERY.match(q))
+    if symbol:
+        last = _QUALIFIER.split(q)[-1]
+        names = tuple(dict.fromkeys([last]))
+    else:
+        names = tuple(dict.fromkeys(_EMBEDDED_NAME.findall(q)))
+    words = tuple(dict.fromkeys(w.lower() for w in _WORD.findall(q)
+                                if len(w) > 2 and w.lower() not in PATH_STOP))
+    return QueryInfo(q, symbol, names, words)
+
+
+# -- intent: a question about a part of the code, or a description of one behaviour -------------
+#
+# "how are routes registered", "session management", "JSON response helpers" ask about a part
+# of the system: the answer is a few files, and a reader wants the best chunk of each before
+# the third chunk of one. "fix zsh completion escaping", "insert an item into a sorted list"
+# describe one behaviour or change: the answer is one definition, often the second chunk of the
+# strongest file, and spreading the list over files costs it. English only: a query in
+# another language (a translation of a change, in the dev sets) reads as a behaviour.
+
+QUESTION_WORDS = frozenset({"how", "what", "where", "which", "why", "who", "whose"})
+# Verbs that open a description of a behaviour or a change whatever follows them.
+BEHAVIOUR_VERBS = frozenset("""
+fix fixes fixed add adds added allow allows support supports ensure ensures avoid avoids prevent prevents
+remove removes removed replace replaces insert inserts parse parses convert converts compute computes
+calculate calculates return returns raise raises throw throws emit emits print prints show shows hide hides
+make makes use uses handle handles update updates improve improves change changes detect detects
+separate move moves rename renames refactor refactors simplify drop drops skip skips ignore ignores keep
+keeps preserve preserves respect respects accept accepts reject rejects validate validates verify verifies
+check checks expand expands extract extracts decode decodes encode encodes escape escapes unescape quote
+unquote strip strips trim trims normalize normalise normalizes split splits join joins merge merges
+find finds locate locates look lookup search get gets fetch fetches read reads write writes load loads
+save saves open opens close closes create creates build builds generate generates render renders
+format formats guess guesses resolve resolves register registers unregister deregister call calls invoke
+invokes run runs execute executes start starts stop stops restart wait waits retry retries repeat
+count counts sort sorts shuffle reverse compare compares match matches memoize memoise cache combine
+combines fit fits adapt adapts include includes exclude excludes require requires warn warns log logs
+mention mentions document documents deprecate deprecates re-add readd revert reverts restore restores
+reset resets clear clears set sets assign assigns append appends prepend extend extends wrap wraps
+unwrap map maps filter filters reduce reduces list lists enable enables disable disables limit limits
+control controls evaluate evaluates initialize initialise init copy copies clone clones delete deletes
+send sends receive receives accept serialize serialise deserialize deserialise marshal unmarshal
+lazily securely properly correctly always never don't dont do not stop made suggest suggests provide
+provides give gives abort aborts shift shifts attempt attempts harden catch catches terminate terminates
+""".split())
+# Words that begin a noun phrase as often as an instruction ("request context handling",
+# "test runner", "error messages"): an instruction only when a determiner or a preposition
+# follows ("request a token", "test that the ...").
+_AMBIGUOUS = frozenset({"request", "test", "error", "flow", "format", "route", "cache", "log", "match", "process",
+                        "report", "record", "map", "filter", "sort", "merge", "query", "index", "search", "stream",
+                        "list", "set", "control", "limit", "copy", "call", "run", "start", "lookup", "look", "load",
+                        "build", "check", "render", "count", "read", "write", "open", "close", "wrap", "document",
+                        "insert", "parse", "validate", "show", "register", "send"})
+_DETERMINERS = frozenset({"a", "an", "the", "all", "each", "every", "its", "their", "this", "that", "these", "those",
+                          "any", "some", "no", "to", "from", "for", "with", "when", "if", "in", "on", "out", "up",
+                          "into", "only", "more", "less", "one", "two", "multiple", "several", "both", "whether"})
+# A finite verb's helpers: a query holding one is a sentence about a behaviour ("blueprint name
+# may not contain a dot", "converters have access to session"), not a noun phrase.
+_SENTENCE_WORDS = frozenset({"is", "are", "was", "were", "be", "been", "being", "can", "cannot", "could", "may",
+                             "might", "must", "should", "shall", "will", "would", "has", "have", "had", "does",
+                             "did", "not", "never", "doesn't", "don't", "isn't", "aren't", "can't", "won't",
+                             "didn't", "wasn't", "shouldn't"})
+# Words that say a change or a defect is meant, wherever they stand.
+_CHANGE_MARKS = frozenset({"fix", "fixes", "fixed", "bugfix", "bug", "bugs", "crash", "crashes", "regression", "typo",
+                           "workaround", "revert", "deprecate", "deprecated", "hotfix"})
+_LATIN_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_'\-.]*")
+_NON_ENGLISH = re.compile(r"[çğıöşüäßéèêàâîôûñÇĞİÖŞÜÄÉÈÊÀÂÎÔÛÑ]")  # case by hand: re's IGNORECASE folds ı to i
+
+
+
+# Languages the language check chooses among (a model limited to the languages people write
+# code questions in tells a short English question from them far better than one over 97).
+LANGUAGES = ("en", "de", "fr", "es", "pt", "it", "nl", "pl", "ru", "uk", "cs", "sv", "tr", "zh", "ja", "ko")
+_CODE_TOKEN = re.compile(r"[_./\\:#<>0-9]|[a-z][A-Z]")
+
+
+@functools.lru_cache(maxsize=1)
+def _identifier():
+    """py3langid's naive Bayes model (it ships in the wheel), limited to ``LANGUAGES``."""
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    ident = LanguageIdentifier.from_model_file(MODEL_FILE)
+    ident.set_languages(list(LANGUAGES))
+    return ident
+
+
+def prose_words(query: str) -> list[str]:
+    """The query's words without code: identifiers, paths, acronyms, numbers, backquoted names."""
+    out = []
+    for token in query.split():
+        t = token.strip("`'\",.;:()[]{}!?")
+        if t and not _CODE_TOKEN.search(t) and not (t.isupper() and len(t) > 1) and "`" not in token:
+            out.append(t)
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def language(query: str) -> str:
+    """The language a query is written in (``LANGUAGES``; ``en`` when there are fewer than three
+    words of prose to tell by). Letters English does not use decide at once."""
+    if _NON_ENGLISH.search(query) is None:
+        words = prose_words(query)
+        if len(words) < 3:
+            return "en"
+        text = " ".join(words)
+    else:
+        text = " ".join(prose_words(query)) or query
+    return str(_identifier().classify(text)[0])
+
+
+def intent(query: str) -> str:
+    """``topic`` (a question or a noun phrase about a part of the code), ``behaviour`` (a
+    description of one behaviour or change) or ``symbol`` (one name). Module comment above."""
+    q = query.strip()
+    if _SYMBOL_QUERY.match(q):
+        return "symbol"
+    words = [w.lower() for w in _LATIN_WORD.findall(q)]
+    if not words or language(q) != "en":
+        return "behaviour"
+    first, nxt = words[0], (words[1] if len(words) > 1 else "")
+    if first in QUESTION_WORDS or " and how " in f" {' '.join(words)} " or q.endswith("?"):
+        return "topic"
+    if any(w in _SENTENCE_WORDS or w in _CHANGE_MARKS for w in words):
+        return "behaviour"
+    if first in BEHAVIOUR_VERBS and (first not in _AMBIGUOUS or nxt in _DETERMINERS):
+        return "behaviour"
+    # a main clause after a leading phrase ("on invalid input, print the usage"), or a relative
+    # clause that says what a thing does ("a file buffer that moves its contents to disk")
+    for clause in re.split(r"[,;:]", q)[1:]:
+        cw = [w.lower() for w in _LATIN_WORD.findall(clause)]
+        if cw and cw[0] in BEHAVIOUR_VERBS and (cw[0] not in _AMBIGUOUS or (len(cw) > 1 and cw[1] in _DETERMINERS)):
+            return "behaviour"
+    for a, b in zip(words, words[1:]):
+        if a in ("that", "which") and (b in BEHAVIOUR_VERBS or b.endswith("s") and b[:-1] in BEHAVIOUR_VERBS):
+            return "behaviour"
+    return "topic"
+    if first in BEHAVIOUR_VERBS and (first not in _AMBIGUOUS or nxt in _DETERMINERS):
+        return "behaviour"
+    # a main clause after a leading phrase ("on invalid input, print the usage"), or a relative
+    # clause that says what a thing does ("a file buffer that moves its contents to disk")
+    for clause in re.split(r"[,;:]", q)[1:]:
+        cw = [w.lower() for w in _LATIN_WORD.findall(clause)]
+        if cw and cw[0] in BEHAVIOUR_VERBS and (cw[0] not in _AMBIGUOUS or (len(cw) > 1 and cw[1] in _DETERMINERS)):
+            return "behaviour"
+    for a, b in zip(words, words[1:]):
+        if a in ("that", "which") and (b in BEHAVIOUR_VERBS or b.endswith("s") and b[:-1] in BEHAVIOUR_VERBS):
+            return "behaviour"
+    return "topic"
+
+
+# -- word forms for BM25 ----------------------------------------------------------------------------
+#
+# BM25 over ``indexed_text`` matches exact words: "redirects" never meets ``redirect``. Milvus'
+# own English stemmer on the field would fix that at the price of exact matches ("years" and
+# "year" become one word, so a question about leap *years* loses its sharpest word); instead the
+# query carries each word twice and its other forms once: the forms the Snowball stemmer
+# (PyStemmer; Snowball is the stemmer Milvus' analyzer uses) maps to the same stem, built from the
+# stem with the common English suffixes. A form the index never saw costs nothing.
+
+_FORM_SUFFIXES = ("", "s", "es", "ed", "ing", "er", "ers", "e", "ion", "ions", "ation", "ations", "ies", "y")
+_PLAIN_WORD = re.compile(r"[a-z]{4,}")
+
+
+@functools.lru_cache(maxsize=1)
+def _stemmer():
+    import Stemmer  # PyStemmer: the Snowball stemmers in C (0.5 us a word; the pure-Python one takes 30)
+
+    return Stemmer.Stemmer("english")
+
+
+@functools.lru_cache(maxsize=4096)
+def word_forms(word: str) -> tuple[str, ...]:
+    """Other forms of a lower-case English ``word`` that stem like it (``redirects`` ->
+    redirect, redirected, redirecting, redirection ...), without ``word`` itself."""
+    if not _PLAIN_WORD.fullmatch(word):
+        return ()
+    st = _stemmer()
+    stem = st.stemWord(word)
+    bases = {stem, stem[:-1] if stem.endswith(("i", "e")) else stem}
+    if len(stem) > 3 and stem[-1] == stem[-2]:  # run -> running
+        bases.add(stem[:-1])
+    out = []
+    for base in sorted(bases):
+        for suffix in _FORM_SUFFIXES:
+            for cand in (base + suffix, base + base[-1] + suffix if suffix in ("ed", "ing", "er", "ers") else ""):
+                if cand and cand != word and len(cand) >= 3 and cand not in out and st.stemWord(cand) == stem:
+                    out.append(cand)
+    return tuple(out)
+
+
+def with_forms(text: str, exact: int = 2) -> str:
+    """The BM25 text with each word ``exact`` times and its other forms once (``word_forms``)."""
+    words = re.findall(r"\S+", text)
+    extra = [f for w in words for f in word_forms(w.lower())]
+    return " ".join([*(w for w in words for _ in range(exact)), *dict.fromkeys(extra)])
+
+
+# A change description (a commit subject, a task): it opens with the kind of change, or names a
+# defect. Its change words ("fix", "not", "when", "handle") say what kind of change it is, not
+# which code, so the BM25 query leaves them out (``rank.CHANGE_WORDS``).
+CHANGE_OPENERS = frozenset("""fix fixes fixed add adds added allow allows support supports remove removes update
+updates change changes improve improves make makes use uses ensure ensures avoid avoids prevent prevents handle
+handles correct don't dont do stop revert reverts bugfix hotfix re-add readd better""".split())
+
+
+def is_change(query: str) -> bool:
+    words = [w.lower() for w in _LATIN_WORD.findall(query)]
+    return bool(words) and (words[0] in CHANGE_OPENERS or any(w in _CHANGE_MARKS for w in words))

@@ -17,7 +17,7 @@ joined in order are the file's text of their lines).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Sequence
+from typing import Collection, Sequence
 
 SPLIT_KINDS = frozenset({"function", "method"})
 
@@ -109,7 +109,7 @@ EXPAND_CANDIDATES = 1  # expand pieces among the first k * EXPAND_CANDIDATES can
 
 
 def expand_pieces(ranked: Sequence[tuple[Piece, float]], spans, texts, k: int,
-                  max_lines: int = EXPAND_MAX_LINES) -> list[tuple[Piece, float]]:
+                  max_lines: int = EXPAND_MAX_LINES, *, only: Collection[int] | None = None) -> list[tuple[Piece, float]]:
     """Candidates with each piece of a split definition among the first
     ``k * EXPAND_CANDIDATES`` replaced by the whole definition: the run of adjacent chunks
     around it that have its symbol and kind, or are nested in it (``symbol.inner``).
@@ -118,9 +118,10 @@ def expand_pieces(ranked: Sequence[tuple[Piece, float]], spans, texts, k: int,
     (stored chunks, in the order asked).
     A whole of more than ``max_lines`` lines, or a piece with no stored siblings, is kept
     as it is. Scores and order are kept; the pieces a whole absorbed are left for
-    ``dedupe`` to drop."""
+    ``dedupe`` to drop. ``only``: the positions among those to consider (default: all)."""
     head = list(ranked[: k * EXPAND_CANDIDATES])
-    files = {(p.repo, p.path) for p, _ in head if p.symbol and p.kind in SPLIT_KINDS}
+    wanted = set(range(len(head))) if only is None else set(only)
+    files = {(p.repo, p.path) for i, (p, _) in enumerate(head) if i in wanted and p.symbol and p.kind in SPLIT_KINDS}
     if not files:
         return list(ranked)
     layout: dict[tuple[str, str], list] = {}
@@ -130,7 +131,7 @@ def expand_pieces(ranked: Sequence[tuple[Piece, float]], spans, texts, k: int,
         layout.update(((repo, p), got_spans.get(p, [])) for p in paths)
     runs: dict[int, list] = {}
     for i, (p, _) in enumerate(head):
-        if p.symbol and p.kind in SPLIT_KINDS:
+        if i in wanted and p.symbol and p.kind in SPLIT_KINDS:
             run = _run_around(p, layout[(p.repo, p.path)], max_lines)
             if run:
                 runs[i] = run

@@ -145,7 +145,7 @@ def file_ranks(ranked: Sequence[tuple[T, float]], file_of: Callable[[T], str], t
     return {f: i for i, f in enumerate(order, 1)}
 
 
-def apply_file_evidence(ranked: Sequence[tuple[T, float]], file_of: Callable[[T], str], *, weight: float,
+def apply_group_evidence(ranked: Sequence[tuple[T, float]], file_of: Callable[[T], str], *, weight: float,
                         unit: float, rrf_k: int, top: int = FILE_TOP) -> list[tuple[T, float]]:
     """Each candidate gains ``weight * unit * (rrf_k + 1) / (rrf_k + rank of its group)``
     (groups by ``file_of``: a file, or a definition); re-sorted."""
@@ -165,51 +165,188 @@ being be been being also only now new instead properly incorrect wrong
 """.split())
 
 
-def query_terms(query: str, noise: Iterable[str] = ()) -> list[str]:
-    """The query's content words, lower-cased, identifiers split into their parts
-    (``getUserById`` -> get, user, by, id), without ``noise`` words and change words."""
-    from ..chunk import split_identifier
-
-    drop = set(noise) | CHANGE_WORDS
-    out: list[str] = []
-    for token in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", query):
-        parts = split_identifier(token) or [token.lower()]
-        out.extend(p for p in parts if len(p) > 1 and p not in drop and not p.isdigit())
-    return list(dict.fromkeys(out))
-
-
-def _stem(word: str) -> str:
-    for suffix in ("ing", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
-
-
-def name_share(terms: Sequence[str], name: str) -> float:
-    """Share of ``terms`` found among the identifier parts of ``name``, compared after a
-    light stemming."""
-    from ..chunk import split_identifier
-
-    if not terms:
-        return 0.0
-    name_words = {_stem(w) for w in split_identifier(name)}
-    return sum(1 for t in terms if _stem(t) in name_words) / len(terms)
-
-
-def apply_name_match(ranked: Sequence[tuple[T, float]], name_of: Callable[[T], str], query: str, *,
-                     weight: float, unit: float, noise: Iterable[str] = ()) -> list[tuple[T, float]]:
-    """Each candidate gains ``weight * unit * share`` (``name_share`` of its last symbol
-    part); re-sorted."""
-    terms = query_terms(query, noise)
-    if not terms:
-        return list(ranked)
-    out = []
-    for item, score in ranked:
-        name = name_of(item).rsplit(".", 1)[-1]
-        share = name_share(terms, name) if name and not name.startswith("<") else 0.0
-        out.append((item, score + weight * unit * share))
-    return _sorted(out)
-
 
 def _sorted(items: list[tuple[T, float]]) -> list[tuple[T, float]]:
     return sorted(items, key=lambda p: -p[1])  # stable: ties keep their order
+
+
+# -- file-level coherence and diversity, paths, declarations (issue 20) --------------------------
+#
+# These work in units of the best candidate's score (``top``), so they mean the same over RRF,
+# weighted, cosine or BM25 scores.
+
+
+def saturate(ranked: Sequence[tuple[T, float]], file_of: Callable[[T], str], *, decay: float,
+             free: int = 1) -> list[tuple[T, float]]:
+    """A diverse order: a file's first ``free`` candidates keep their scores, its n-th one
+    after those counts ``decay ** n`` of its score; candidates are taken greedily by that
+    effective score (a reader wants the best chunk of each strong file before the third
+    chunk of one). Pure; the returned scores are the effective ones, best first (ties keep
+    the input order)."""
+    import heapq
+
+    if decay >= 1.0 or not ranked:
+        return list(ranked)
+    queues: dict[str, list[int]] = {}
+    for i, (item, _) in enumerate(ranked):
+        queues.setdefault(file_of(item), []).append(i)
+    taken: dict[str, int] = {}
+    heap = [(-ranked[idx[0]][1], idx[0], f) for f, idx in queues.items()]
+    heapq.heapify(heap)
+    pos = {f: 0 for f in queues}
+    out: list[tuple[T, float]] = []
+    while heap:
+        neg, i, f = heapq.heappop(heap)
+        out.append((ranked[i][0], -neg))
+        taken[f] = taken.get(f, 0) + 1
+        pos[f] += 1
+        if pos[f] < len(queues[f]):
+            j = queues[f][pos[f]]
+            extra = taken[f] + 1 - free
+            factor = decay ** extra if extra > 0 else 1.0
+            heapq.heappush(heap, (-ranked[j][1] * factor, j, f))
+    return out
+
+
+def boost_file_coherence(ranked: Sequence[tuple[T, float]], file_of: Callable[[T], str], *,
+                         frac: float) -> list[tuple[T, float]]:
+    """Each file's best candidate gains ``frac * top * (file's summed score / the largest
+    file sum)``: a file with several good candidates is likelier the answer, and lifting
+    only its best chunk does not let it fill the list."""
+    if not ranked or frac <= 0:
+        return list(ranked)
+    top = max(s for _, s in ranked)
+    sums: dict[str, float] = {}
+    best: dict[str, int] = {}
+    for i, (item, s) in enumerate(ranked):
+        f = file_of(item)
+        sums[f] = sums.get(f, 0.0) + s
+        if f not in best or s > ranked[best[f]][1]:
+            best[f] = i
+    most = max(sums.values()) or 1.0
+    lift = {i: frac * top * sums[f] / most for f, i in best.items()}
+    return _sorted([(item, s + lift.get(i, 0.0)) for i, (item, s) in enumerate(ranked)])
+
+
+def path_words(path: str) -> frozenset[str]:
+    """The words of a file's name and its folder's name (``src/flask/blueprints.py`` ->
+    blueprints, flask; ``RetryPolicy.swift`` -> retrypolicy, retry, policy)."""
+    from ..chunk import split_identifier
+
+    parts = path.rsplit("/", 2)
+    stem = parts[-1].split(".", 1)[0]
+    out = {stem.lower(), *split_identifier(stem)}
+    if len(parts) > 1 and parts[-2] not in ("", ".", ".."):
+        out.update({parts[-2].lower(), *split_identifier(parts[-2])})
+    return frozenset(w for w in out if len(w) > 1)
+
+
+def word_matches(word: str, names: frozenset[str], min_prefix: int = 4) -> bool:
+    """``word`` is one of ``names``, or one is a prefix of the other of at least
+    ``min_prefix`` letters (``redirects`` ~ ``redirect``, ``blueprint`` ~ ``blueprints``)."""
+    if word in names:
+        return True
+    for n in names:
+        short, long_ = (word, n) if len(word) <= len(n) else (n, word)
+        if len(short) >= min_prefix and long_.startswith(short):
+            return True
+    return False
+
+
+def boost_path_match(ranked: Sequence[tuple[T, float]], path_of: Callable[[T], str], words: Sequence[str], *,
+                     weight: float) -> list[tuple[T, float]]:
+    """Each candidate gains ``weight * top * share`` where ``share`` is the fraction of the
+    query's ``words`` that name its file or folder (``path_words``, ``word_matches``)."""
+    if not ranked or weight <= 0 or not words:
+        return list(ranked)
+    top = max(s for _, s in ranked)
+    cache: dict[str, float] = {}
+    out = []
+    for item, s in ranked:
+        p = path_of(item)
+        if p not in cache:
+            names = path_words(p)
+            cache[p] = sum(1 for w in words if word_matches(w, names)) / len(words)
+        out.append((item, s + weight * top * cache[p]))
+    return _sorted(out)
+
+
+# A line that declares a name: a declaring keyword, optional qualifiers, the name, then the end
+# of the name. Type declarations rank above functions; other mentions of the name (an
+# ``extension``, an ``impl ... for``, a call) declare nothing.
+TYPE_KEYWORDS = ("class", "struct", "interface", "enum", "trait", "type", "protocol", "module", "defmodule",
+                 "object", "record", "typedef", "namespace", "union", "actor", "data class", "abstract class",
+                 "sealed class", "case class", "defprotocol", "newtype", "typealias", "mixin")
+FUNCTION_KEYWORDS = ("def", "defp", "defmacro", "func", "fn", "fun", "function", "sub", "proc", "let", "const",
+                     "var", "val")
+
+
+def _decl_pattern(keywords: Sequence[str]) -> str:
+    kw = "|".join(re.escape(k) for k in sorted(keywords, key=len, reverse=True))
+    return r"(?:^|[\s(])(?:" + kw + r")\s+(?:[A-Za-z_$][\w$]*(?:\.|::))*NAME(?=$|[\s<({:\[;=,]|\.\.)"
+
+
+_TYPE_DECL = _decl_pattern(TYPE_KEYWORDS)
+_FUNC_DECL = _decl_pattern(FUNCTION_KEYWORDS)
+
+
+def declaration_tier(text: str, name: str) -> float:
+    """2 when ``text`` declares the type ``name`` (``class Session``, ``pub struct Router``,
+    ``defmodule Ecto.Schema``), 1 when it declares a function or value of that name, 0 else."""
+    if not name or name not in text:
+        return 0.0
+    esc = re.escape(name)
+    if re.search(_TYPE_DECL.replace("NAME", esc), text, re.MULTILINE):
+        return 2.0
+    if re.search(_FUNC_DECL.replace("NAME", esc), text, re.MULTILINE):
+        return 1.0
+    return 0.0
+
+
+def boost_declarations(ranked: Sequence[tuple[T, float]], tier_of: Callable[[T], float], *,
+                       weight: float) -> list[tuple[T, float]]:
+    """Each candidate gains ``weight * top * tier`` (``tier_of``: how surely it declares a
+    name the query looks up)."""
+    if not ranked or weight <= 0:
+        return list(ranked)
+    top = max(s for _, s in ranked)
+    return _sorted([(item, s + weight * top * tier_of(item)) for item, s in ranked])
+
+
+# -- legacy copies and platform twins --------------------------------------------------------------
+
+LEGACY_DIRS = frozenset({"deprecated", "legacy", "compat", "_compat", "obsolete", "old", "backport", "backports"})
+_VERSION_DIR = re.compile(r"^v(\d+)$")
+
+
+def legacy_paths(paths: Sequence[str]) -> frozenset[str]:
+    """The paths that are an older copy: under a legacy folder (``deprecated/``, ``compat/``,
+    ...), or under a version folder (``v3/``) when a candidate under the same parent has a
+    newer one (``v4/``). A lone ``v1/`` (a package named by its API version) is not legacy."""
+    newest: dict[str, int] = {}
+    versioned: list[tuple[str, str, int]] = []
+    out = set()
+    for p in paths:
+        parts = p.split("/")[:-1]
+        if any(d.lower() in LEGACY_DIRS for d in parts):
+            out.add(p)
+        for i, d in enumerate(parts):
+            m = _VERSION_DIR.match(d.lower())
+            if m:
+                prefix = "/".join(parts[:i])
+                n = int(m.group(1))
+                newest[prefix] = max(newest.get(prefix, n), n)
+                versioned.append((p, prefix, n))
+    out.update(p for p, prefix, n in versioned if n < newest[prefix])
+    return frozenset(out)
+
+
+def apply_legacy_prior(ranked: Sequence[tuple[T, float]], path_of: Callable[[T], str], *,
+                       weight: float) -> list[tuple[T, float]]:
+    """Scores of older copies (``legacy_paths``) times ``weight``."""
+    if weight >= 1.0 or not ranked:
+        return list(ranked)
+    old = legacy_paths([path_of(item) for item, _ in ranked])
+    if not old:
+        return list(ranked)
+    return _sorted([(item, s * weight if path_of(item) in old else s) for item, s in ranked])

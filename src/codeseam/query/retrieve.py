@@ -19,13 +19,15 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from . import rank
-from .analysis import NOISE_WORDS, bm25_query, is_lookup, names_definition, query_names, strip_noise
-from .evidence import DEFAULT_WEAK_THRESHOLD, SIMILARITY_THRESHOLDS, is_weak, weak_threshold
+from .analysis import (NOISE_WORDS, analyze, bm25_query, is_change, is_lookup, language, names_definition,
+                       query_names, strip_noise)
+from .evidence import far_threshold, is_weak, weak_threshold
 from .fusion import Span, dedupe, rrf, weighted
 from .pieces import SPLIT_KINDS, Piece, as_piece, expand_pieces, merge_pieces
 from .rank import CHANGE_WORDS, RARE_WORD
 
 MODES = ("hybrid", "dense", "bm25")
+DEPTH = 80  # candidates per signal (dense, BM25): fixed, so a page does not depend on k
 
 # Dense weight for fusion when the result is weak: the dense model found nothing close to the
 # query (a language it was not trained on, or nothing relevant indexed), so its ranking says
@@ -35,49 +37,50 @@ WEAK_DENSE_WEIGHT = 0.25
 
 @dataclass(frozen=True)
 class RetrieveOptions:
-    """How ``retrieve`` ranks, beyond the settings (the eval measures each choice).
+    """How ``retrieve`` ranks, beyond the settings (the eval measures each choice, one at a
+    time, on all three dev sets: bench/bench_rank.py, bench/results/rank-ablation.md).
 
-    ``depth``: candidates fetched per signal (None: ``max(4 * k, 40)``). ``split_query``:
-    add identifier splits to the BM25 query. ``merge``: merge adjacent pieces of one split
-    definition that are both among the candidates into one hit (see ``merge_pieces``).
-    ``symbols_first``: candidates whose definition the query names (``query_names``) go
-    first, in fused order; with ``symbol_bonus`` set, only in a lookup (at most
-    ``SHORT_QUERY_WORDS`` content words: "where is ndiff defined"), while in a longer
-    query (a change description that mentions names) they gain ``symbol_bonus`` first
-    places' worth of score instead. ``expand``: a piece of a split definition among the
-    first candidates becomes the whole definition when it is short enough
-    (``pieces.expand_pieces``). ``strip_noise``: drop ``NOISE_WORDS`` from the BM25 query,
-    and with ``strip_change`` the words that say what kind of change a commit is
-    (``rank.CHANGE_WORDS``: fix, add, support, ...). ``role_scale``: one weight for every
-    role but source instead of ``rank.ROLE_WEIGHTS``.
-    ``weak_dense_weight``: the dense weight used for fusion when the result is weak (the
-    dense model found nothing close, so its ranking says little); None: no change.
-    ``role_prior``: scores times their file role's weight (``rank.ROLE_WEIGHTS``) unless
-    the query asks for that role. ``file_weight``: weight of the file-evidence list
-    (``rank.apply_file_evidence``; 0: off). ``name_weight``: weight of the name-match bonus
-    (``rank.apply_name_match``; 0: off). ``def_weight``: weight of the definition-evidence
-    list (pieces of one definition ranked together; 0: off). ``kind_prior``: module-level
-    and class-header chunks weigh less (``rank.KIND_WEIGHTS``). ``weak_signal``: what the
-    weak flag is decided on: ``evidence`` (``evidence.py``: closeness above the corpus's
-    floor and the rarest query word) or ``similarity`` (the best dense similarity alone).
+    Candidates: ``depth`` per signal (None: ``DEPTH``, at least k: never k-dependent below k).
+    BM25 query: ``split_query`` adds identifier splits, ``strip_noise`` drops question words,
+    ``strip_change`` drops the change words of a change description (``rank.CHANGE_WORDS``,
+    ``analysis.is_change``), ``forms`` adds each word's other forms (``analysis.with_forms``).
+    Fusion: ``weak_dense_weight`` is the dense weight when the result is weak. Priors after
+    fusion: ``def_weight`` (pieces of one definition ranked together), ``symbols_first`` /
+    ``symbol_bonus`` (definitions the query names: first in a lookup, a bonus elsewhere),
+    ``kind_prior``, ``role_prior`` (``rare_exempt``: a non-source candidate holding a rare word
+    keeps its score). The stack: ``decl_weight`` (declarations of a looked-up name; with
+    ``decl_fetch`` also found by symbol in the store), ``path_weight`` (query words naming the
+    file or folder; for the intents in ``path_levers``), ``legacy`` (older copies),
+    ``coherence`` and ``saturation`` / ``saturation_free`` (file-level: for the intents in
+    ``file_levers``). Pieces: ``merge`` joins adjacent retrieved pieces, ``expand`` turns a piece
+    among the first k (or ``expand_head``, when more) into its whole definition.
     """
 
-    depth: int | None = None
+    depth: int | None = None  # None: DEPTH (at least k), the same for every k
     split_query: bool = True
     merge: bool = True
     symbols_first: bool = True
     symbol_bonus: float | None = 1.0
     expand: bool = True
     strip_noise: bool = True
-    strip_change: bool = False
-    role_scale: float | None = None
+    strip_change: bool = True  # rank.CHANGE_WORDS out of a change description's BM25 query (analysis.is_change)
     weak_dense_weight: float | None = WEAK_DENSE_WEIGHT
     role_prior: bool = True
-    file_weight: float = 0.0
-    name_weight: float = 0.0
     def_weight: float = 0.5
     kind_prior: bool = True
-    weak_signal: str = "evidence"
+    # issue 20 levers (each measured alone on the three dev sets; see bench/bench_rank.py)
+    expand_head: int | None = None  # candidates whose pieces may be expanded (None: k; at least k)
+    saturation: float = 0.5  # a file's n-th candidate past ``saturation_free`` counts saturation**n
+    saturation_free: int = 1
+    coherence: float = 0.1  # each file's best candidate gains coherence * top * file share
+    path_weight: float = 0.5  # query words naming the file or folder: path_weight * top * share
+    decl_weight: float = 1.0  # a declaration of the name a query looks up: decl_weight * top * tier
+    decl_fetch: bool = True  # for a one-name query, also fetch its declarations by symbol from the store
+    legacy: float = 0.5  # older copies (deprecated/, compat/, v3/ beside v4/) weigh this much
+    file_levers: str = "topic+symbol"  # which intents get coherence and saturation: all, topic, or topic+symbol
+    path_levers: str = "topic+symbol"  # which intents get the path match: all, or topic+symbol
+    forms: bool = True  # the BM25 query carries each word twice and its other forms once (analysis.with_forms)
+    rare_exempt: bool = False  # a non-source candidate holding a rare query word no source holds keeps its score
 
 
 DEFAULT_OPTIONS = RetrieveOptions()
@@ -90,46 +93,131 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
 
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}")
-    depth = options.depth or max(4 * k, 40)
+    depth = max(options.depth or DEPTH, k)  # never k-dependent below k: the first page is the same for any k
+    info = analyze(query)
     qvec = embedder.embed_query(query)
     if options.strip_noise:
-        text = strip_noise(query, CHANGE_WORDS if options.strip_change else ())
+        text = strip_noise(query, CHANGE_WORDS if options.strip_change and is_change(query) else ())
     else:
         text = query
     text = bm25_query(text) if options.split_query else text
+    if options.forms:
+        from .analysis import with_forms
+
+        text = with_forms(text)
+    decls: list = []
     with lock or contextlib.nullcontext():
         dense = store.dense_search(qvec, depth, filters)
         sparse = store.bm25_search(text, depth, filters) if mode != "dense" else []
+        if options.decl_fetch and options.decl_weight and info.symbol:  # a lookup: one name
+            decls = store.definitions(info.names, filters)
     best = max((c.score for c in dense), default=None)
-    counts: dict[str, int] = {}
-    if options.weak_signal == "similarity":
-        score = best
-        threshold = weak_threshold(settings, embedder.id, SIMILARITY_THRESHOLDS, DEFAULT_WEAK_THRESHOLD)
-    else:
-        score, counts = _evidence(store, embedder, query, filters, best, lock)
-        threshold = weak_threshold(settings, embedder.id)
-    weak = is_weak(score, threshold)
-    if weak and options.weak_dense_weight is not None:
+    score, counts = _evidence(store, embedder, query, filters, best, lock)
+    weak = is_weak(score, weak_threshold(settings, embedder.id, language(query)))
+    # the dense list counts less when it found nothing close, whatever the query's language (a
+    # Turkish query's dense ranking is no more reliable for not being flagged)
+    far = is_weak(score, far_threshold(settings, embedder.id))
+    if far and options.weak_dense_weight is not None:
         settings = settings.replace(dense_weight=options.weak_dense_weight)
     ranked = [(as_piece(c), s) for c, s in _rank(dense, sparse, mode, settings)]
+    if decls:
+        seen = {(p.path, p.start_line) for p, _ in ranked}
+        ranked += [(as_piece(c), 0.0) for c in decls if (c.path, c.start_line) not in seen]
     names = query_names(query) if options.symbols_first else []
     hard = bool(names) and (options.symbol_bonus is None or is_lookup(query))
     rare = [w for w, c in counts.items() if 0 < c <= RARE_WORD]
     ranked = _priors(ranked, query, mode, settings, options, [] if hard else names, rare)
+    spread = _spreads(query, info, options)
+    ranked = _stack(ranked, info, options, spread)
     if hard:
         ranked = sorted(ranked, key=lambda ps: not names_definition(ps[0].path, ps[0].symbol, names))
     if options.merge:
         ranked = merge_pieces(ranked)
+    kept = dedupe(ranked, _span)
+    if spread and options.saturation < 1.0:
+        kept = rank.saturate(kept, lambda p: p.path, decay=options.saturation, free=options.saturation_free)
     if options.expand:
-        ranked = expand_pieces(ranked, lambda repo, paths: _locked(lock, store.chunk_spans, repo, paths),
-                               lambda ids: _locked(lock, store.chunks_by_ids, ids), k)
-    kept = dedupe(ranked, lambda pair: Span(pair[0].path, pair[0].start_line, pair[0].end_line))[:k]
+        kept = _expand(kept, store, lock, max(options.expand_head or 0, k))
     hits = tuple(
         Hit(c.repo, c.path, c.symbol, c.kind, c.language, c.start_line, c.end_line, float(s), c.text, c.role)
-        for c, s in kept
+        for c, s in kept[:k]
     )
     signals = tuple(name for name, found in (("dense", dense), ("bm25", sparse)) if found)
     return SearchResult(query=query, weak=weak, hits=hits, best_similarity=best, evidence=score, signals=signals)
+
+
+def _intent(query: str) -> str:
+    from .analysis import intent
+
+    return intent(query)
+
+
+def _spreads(query: str, info, options: RetrieveOptions) -> bool:
+    """Do the file-level levers (coherence, saturation) apply to this query's intent?"""
+    if options.file_levers == "all":
+        return True
+    from .analysis import intent
+
+    kind = intent(query)
+    return kind == "topic" or (kind == "symbol" and options.file_levers == "topic+symbol")
+
+
+def _expand(kept: list, store, lock, head: int) -> list:
+    """Each piece among the first ``head`` becomes its whole definition, on the final order.
+    A whole drops what it absorbed (``dedupe``), which lets later candidates into the first
+    ``head``: those are expanded in turn, so the first ``head`` never depend on how many
+    candidates came after them, and the first j <= k hits are the same for every k (expanding
+    a later piece only drops what ranks after it). The files' chunk layouts are read once."""
+    layouts: dict[tuple[str, str], list] = {}
+
+    def spans(repo: str, paths: list[str]) -> dict[str, list]:
+        missing = [p for p in paths if (repo, p) not in layouts]
+        if missing:
+            got = _locked(lock, store.chunk_spans, repo, missing)
+            layouts.update(((repo, p), got.get(p, [])) for p in missing)
+        return {p: layouts[(repo, p)] for p in paths}
+
+    seen: set[tuple[str, str, int, int]] = set()
+    while True:
+        todo = [i for i, (p, _) in enumerate(kept[:head]) if (p.repo, p.path, p.start_line, p.end_line) not in seen]
+        if not todo:
+            return kept
+        seen.update((p.repo, p.path, p.start_line, p.end_line) for p, _ in kept[:head])
+        kept = dedupe(expand_pieces(kept, spans, lambda ids: _locked(lock, store.chunks_by_ids, ids), head,
+                                    only=todo), _span)
+
+
+def _span(pair) -> Span:
+    return Span(pair[0].path, pair[0].start_line, pair[0].end_line)
+
+
+def _stack(ranked: list, info, options: RetrieveOptions, spread: bool = True) -> list:
+    """The issue-20 levers after the priors: declarations of a looked-up name, file and folder
+    names the query says, older copies, file coherence."""
+    ranked = _boosts(ranked, info, options)
+    if options.legacy < 1.0:
+        ranked = rank.apply_legacy_prior(ranked, lambda p: p.path, weight=options.legacy)
+    if options.coherence and spread:
+        ranked = rank.boost_file_coherence(ranked, lambda p: p.path, frac=options.coherence)
+    return ranked
+
+
+def _boosts(ranked: list, info, options: RetrieveOptions) -> list:
+    """Declarations of a looked-up name, and file and folder names the query says."""
+    if options.decl_weight and info.names:
+        def tier(p: Piece) -> float:
+            last = p.symbol.rsplit(".", 1)[-1] if p.symbol else ""
+            if last not in info.names:
+                return 0.0
+            t = max(rank.declaration_tier(p.text, n) for n in info.names)
+            stem = p.path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
+            bonus = 1.5 if any(stem == n.lower() or stem.replace("_", "") == n.lower() for n in info.names) else 1.0
+            scale = 1.0 if info.symbol else 0.5
+            return t * bonus * scale * rank.ROLE_WEIGHTS.get(p.role, 1.0)  # a test double declares nothing
+        ranked = rank.boost_declarations(ranked, tier, weight=options.decl_weight)
+    if options.path_weight and info.words and (options.path_levers == "all" or _intent(info.text) != "behaviour"):
+        ranked = rank.boost_path_match(ranked, lambda p: p.path, info.words, weight=options.path_weight)
+    return ranked
 
 
 def _evidence(store, embedder, query: str, filters, best: float | None, lock) -> tuple[float | None, dict]:
@@ -151,28 +239,20 @@ def _priors(ranked: list, query: str, mode: str, settings, options: RetrieveOpti
     """The ranking levers after fusion (``rank``): file and definition evidence, name
     match, the bonus of definitions the query names (``names``), kind and role priors."""
     bonus = options.symbol_bonus if names else 0.0
-    if options.file_weight or options.name_weight or options.def_weight or bonus:
+    if options.def_weight or bonus:
         if mode != "hybrid":  # raw cosine or BM25 scores: bonuses are in rank units
             ranked = [(p, 1.0 / (settings.rrf_k + i)) for i, (p, _) in enumerate(ranked, 1)]
         unit = 1.0 if mode == "hybrid" and settings.fusion == "weighted" else 1.0 / (settings.rrf_k + 1)
-        if options.file_weight:
-            ranked = rank.apply_file_evidence(ranked, lambda p: p.path, weight=options.file_weight, unit=unit,
-                                              rrf_k=settings.rrf_k)
         if options.def_weight:
-            ranked = rank.apply_file_evidence(ranked, _def_key, weight=options.def_weight, unit=unit,
-                                              rrf_k=settings.rrf_k)
-        if options.name_weight:
-            ranked = rank.apply_name_match(ranked, lambda p: p.symbol, query, weight=options.name_weight,
-                                           unit=unit, noise=NOISE_WORDS)
+            ranked = rank.apply_group_evidence(ranked, _def_key, weight=options.def_weight, unit=unit,
+                                               rrf_k=settings.rrf_k)
         if bonus:
             ranked = sorted(((p, s + bonus * unit * names_definition(p.path, p.symbol, names)) for p, s in ranked),
                             key=lambda ps: -ps[1])
     if options.kind_prior:
         ranked = rank.apply_kind_prior(ranked, lambda p: p.kind)
     if options.role_prior:
-        weights = rank.ROLE_WEIGHTS if options.role_scale is None else \
-            {r: (1.0 if r == "source" else options.role_scale) for r in rank.ROLE_WEIGHTS}
-        ranked = rank.apply_role_prior(ranked, lambda p: p.role, query, weights, rare=rare,
+        ranked = rank.apply_role_prior(ranked, lambda p: p.role, query, rare=rare if options.rare_exempt else (),
                                        text_of=lambda p: p.path + "\n" + p.text)
     return ranked
 

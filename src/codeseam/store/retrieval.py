@@ -95,6 +95,21 @@ class Retrieval:
             found = {(r, p) for r, p in found if glob.match(p)}
         return found, len(hits) < limit
 
+    def definitions(self, names: Sequence[str], filters: Filters, limit: int = 64) -> list[StoredChunk]:
+        """Chunks whose symbol is one of ``names`` or ends with ``.<name>`` (exact case), in
+        the filters' scope: the declarations a symbol query looks up, found by the symbol field
+        whether or not dense or BM25 ranked them (at most ``limit``, by id)."""
+        wanted = [n for n in dict.fromkeys(names) if n and quotable(n) and '"' not in n and "%" not in n]
+        if not wanted:
+            return []
+        expr, glob = self._filter(filters)
+        named = " or ".join([is_in("symbol", wanted)] + [f'symbol like "%.{n}"' for n in wanted])
+        rows = self._m.query(self.names.chunks, all_of(expr, named), list(sch.CHUNK_FIELDS), limit=limit)
+        found = sorted((stored(r) for r in rows), key=lambda c: c.id)
+        if glob is not None:
+            found = [c for c in found if glob.match(c.path)]
+        return [c for c in found if c.symbol in wanted or any(c.symbol.endswith("." + n) for n in wanted)]
+
     def hybrid_search(self, vector: Sequence[float], query_text: str, k: int, filters: Filters,
                       rrf_k: int = 60) -> list[StoredChunk]:
         """Milvus' own dense + BM25 search fused by RRFRanker(rrf_k); ``score`` is RRF."""

@@ -1,0 +1,155 @@
+"""The ranking stack's pure levers (codeseam.query.rank, issue 20) against brute-force
+references and the cases that motivated them; query analysis (codeseam.query.analysis)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, strategies as st
+
+from codeseam.query import rank
+from codeseam.query.analysis import analyze
+
+_files = st.sampled_from(["a.py", "b.py", "c.py", "d.py"])
+_ranked = st.lists(st.tuples(_files, st.floats(0.001, 1.0)), min_size=0, max_size=25).map(
+    lambda xs: [((f, i), s) for i, (f, s) in enumerate(xs)])
+
+
+def _reference_saturate(ranked, decay, free):
+    """Brute force: repeatedly take the candidate with the best effective score (its score
+    times decay ** (taken from its file + 1 - free), when that exponent is positive); ties go
+    to the earlier candidate."""
+    left = list(enumerate(ranked))
+    taken: dict[str, int] = {}
+    out = []
+    while left:
+        def eff(pair):
+            _, ((f, _), s) = pair
+            extra = taken.get(f, 0) + 1 - free
+            return s * (decay ** extra if extra > 0 else 1.0)
+        best = max(left, key=lambda p: (eff(p), -p[0]))
+        out.append((best[1][0], eff(best)))
+        taken[best[1][0][0]] = taken.get(best[1][0][0], 0) + 1
+        left.remove(best)
+    return out
+
+
+@given(_ranked.map(lambda r: sorted(r, key=lambda p: -p[1])), st.sampled_from([0.3, 0.5, 0.8]), st.integers(1, 3))
+def test_saturate_matches_brute_force(ranked, decay, free):
+    got = rank.saturate(ranked, lambda item: item[0], decay=decay, free=free)
+    want = _reference_saturate(ranked, decay, free)
+    assert [i for i, _ in got] == [i for i, _ in want]
+    assert [s for _, s in got] == pytest.approx([s for _, s in want])
+    assert sorted(map(repr, (i for i, _ in got))) == sorted(map(repr, (i for i, _ in ranked)))  # a permutation
+
+
+def test_saturate_puts_the_best_chunk_of_each_strong_file_first():
+    ranked = [(("sansio/blueprints.py", i), 1.0 - i * 0.01) for i in range(8)] + [(("blueprints.py", 0), 0.9)]
+    got = rank.saturate(ranked, lambda item: item[0], decay=0.5, free=1)
+    assert [f for (f, _), _ in got[:2]] == ["sansio/blueprints.py", "blueprints.py"]
+
+
+@given(_ranked, st.floats(0.05, 1.0))
+def test_file_coherence_lifts_only_each_files_best_candidate(ranked, frac):
+    got = dict((item, s) for item, s in rank.boost_file_coherence(ranked, lambda item: item[0], frac=frac))
+    if not ranked:
+        return
+    top = max(s for _, s in ranked)
+    sums: dict[str, float] = {}
+    for (f, _), s in ranked:
+        sums[f] = sums.get(f, 0.0) + s
+    best = {}
+    for item, s in ranked:
+        if item[0] not in best or s > best[item[0]][1]:
+            best[item[0]] = (item, s)
+    for item, s in ranked:
+        lift = frac * top * sums[item[0]] / max(sums.values()) if best[item[0]][0] == item else 0.0
+        assert got[item] == pytest.approx(s + lift)
+
+
+def test_path_words_and_matches():
+    assert {"blueprints", "flask"} <= rank.path_words("src/flask/blueprints.py")
+    assert {"retrypolicy", "retry", "policy"} <= rank.path_words("Source/Features/RetryPolicy.swift")
+    names = rank.path_words("src/flask/sessions.py")
+    assert rank.word_matches("session", names) and rank.word_matches("sessions", names)
+    assert not rank.word_matches("ses", names)  # too short to be a prefix match
+    got = rank.boost_path_match([("src/flask/ctx.py", 1.0), ("src/flask/sessions.py", 0.6)], lambda p: p,
+                                ["session", "management"], weight=1.0)
+    assert got[0] == ("src/flask/sessions.py", pytest.approx(0.6 + 0.5))
+
+
+@pytest.mark.parametrize("text,name,tier", [
+    ("pub struct Router<S = ()> {", "Router", 2), ("impl<S> Clone for Router<S> {", "Router", 0),
+    ("extension Request {", "Request", 0), ("open class Request {", "Request", 2),
+    ("defmodule Ecto.Schema do", "Schema", 2), ("class Session:", "Session", 2),
+    ("def session():", "Session", 0), ("def session():", "session", 1),
+    ("export interface ParseContext<T> {", "ParseContext", 2), ("public sealed class Job : X", "Job", 2),
+    ("module Sinatra\n  class Base", "Base", 2), ("type Engine struct {", "Engine", 2),
+    ("func (engine *Engine) Run()", "Engine", 0), ("# see class Session", "Sessions", 0),
+])
+def test_declaration_tier(text, name, tier):
+    assert rank.declaration_tier(text, name) == tier
+
+
+def test_legacy_paths_need_a_newer_sibling_or_a_legacy_folder():
+    paths = ["packages/zod/src/v3/types.ts", "packages/zod/src/v4/core/schemas.ts",
+             "exposed-core/src/main/kotlin/org/jetbrains/exposed/v1/core/Table.kt", "src/compat/py2.py",
+             "src/app.py"]
+    assert rank.legacy_paths(paths) == {"packages/zod/src/v3/types.ts", "src/compat/py2.py"}
+    got = rank.apply_legacy_prior([(p, 1.0) for p in paths], lambda p: p, weight=0.5)
+    assert [p for p, s in got if s == 0.5] == ["packages/zod/src/v3/types.ts", "src/compat/py2.py"]
+
+
+@pytest.mark.parametrize("query,symbol,names", [
+    ("Session", True, ("Session",)), ("Rails::Engine", True, ("Engine",)), ("basic_format_args", True,
+                                                                            ("basic_format_args",)),
+    ("HTTPHeaders", True, ("HTTPHeaders",)), ("session management", False, ()), ("formatter", False, ()),
+    ("how does StateManager track state", False, ("StateManager",)), ("self->field", True, ("field",)),
+])
+def test_analyze(query, symbol, names):
+    info = analyze(query)
+    assert info.symbol is symbol and info.names == names
+
+
+# -- the first page does not depend on k (issue 20) ----------------------------------------------
+
+STDLIB_FILES = ("argparse.py", "difflib.py", "configparser.py", "gzip.py", "shutil.py", "calendar.py", "bisect.py",
+                "heapq.py", "email/utils.py", "fnmatch.py", "csv.py")
+
+
+@pytest.fixture(scope="module")
+def stdlib_index(tmp_path_factory):
+    import shutil
+    import sysconfig
+    from pathlib import Path
+
+    from codeseam import api
+    from codeseam.settings import load_settings
+
+    base = tmp_path_factory.mktemp("pages")
+    src = Path(sysconfig.get_paths()["stdlib"])
+    for rel in STDLIB_FILES:
+        (base / "lib" / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(src / rel, base / "lib" / rel)
+    settings = load_settings({"embedding_backend": "fake", "data_dir": str(base / "data"), "freshness": "off"}, env={})
+    ix = api.Index(settings, create=True)
+    ix.index(base / "lib", repo_id="lib")
+    yield ix
+    ix.close()
+
+
+def test_the_first_page_does_not_depend_on_k(stdlib_index):
+    """The top 10 of ``k=10`` are the first 10 of ``k=40`` (and the top 3 of ``k=3`` the first
+    3 of ``k=10``), in every mode, for questions, lookups and change descriptions."""
+    import json
+    from pathlib import Path
+
+    golden = Path(__file__).resolve().parents[2] / "shared" / "golden" / "stdlib-dev.jsonl"
+    queries = [json.loads(x)["query"] for x in golden.read_text().splitlines()] if golden.exists() else []
+    queries += ["how are arguments parsed", "SequenceMatcher", "fix gzip header parsing when the name is missing",
+                "configuration file interpolation", "where is bisect_left defined", "copy a directory tree"]
+    for q in queries:
+        for mode in ("hybrid", "bm25", "dense"):
+            def page(k: int) -> list:
+                return [(h.path, h.start_line, h.end_line) for h in stdlib_index.search(q, k=k, mode=mode).hits]
+            assert page(40)[:10] == page(10), (q, mode)
+            assert page(10)[:3] == page(3), (q, mode)
