@@ -160,7 +160,7 @@ def _analyzer_cache(cache: Path, params: dict) -> str:
     return str(other)
 
 
-PREVIOUS = "+path0+decl0+sat1+coh0+rare+legacy1+noforms+nochg"  # last round's default, every new lever off
+PREVIOUS = "+path0+decl0+sat1+coh0+legacy1+noforms+nochg"  # last round's default, every new lever off
 MAIN = [
     ("hybrid-ast", "the default: dense + BM25, fused, the ranking stack"),
     ("bm25-ast", "BM25 alone with the ranking stack (what a first index has before vectors)"),
@@ -180,7 +180,7 @@ KEPT = [
     ("+legacy1", "older copies weigh like the rest"),
     ("+noforms", "the BM25 query without word forms"),
     ("+nochg", "change words kept in a change description's BM25 query"),
-    ("+rare", "the rare-word exemption of the role prior back on"),
+    ("+norare", "no rare-word exemption (a doc page or test holding every word the index has of the query, each rare, keeps its score)"),
     ("+fileall", "coherence and saturation for every query (not only questions and lookups)"),
     ("+pathall", "the path match for every query"),
     ("+norole", "no file-role prior"),

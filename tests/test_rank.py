@@ -48,14 +48,20 @@ def test_role_prior_prefers_source_unless_asked_or_alone():
 
 
 def test_a_rare_word_only_another_role_holds_keeps_its_score():
-    text = {"src-hit": "def retry(): pass", "docs-hit": "The ZQ_MARKER flag", "test-hit": "retry ZQ_MARKER"}.get
+    """Rare words are BM25's words (``evidence.query_words``: letter-and-digit runs), matched
+    whole: a text that holds them only inside a longer word does not hold them."""
+    text = {"src-hit": "def retry(): pass", "docs-hit": "The ZQMARKER flag", "test-hit": "retry zqmarker()"}.get
     role = {"test-hit": "test", "src-hit": "source", "docs-hit": "docs"}.get
     ranked = [("src-hit", 0.03), ("docs-hit", 0.02), ("test-hit", 0.01)]
-    out = dict(rank.apply_role_prior(ranked, role, "zq_marker retry", rare=["zq_marker"], text_of=text))
+    out = dict(rank.apply_role_prior(ranked, role, "zqmarker retry", rare=["zqmarker"], text_of=text))
     assert out == {"src-hit": 0.03, "docs-hit": 0.02, "test-hit": 0.01}
     # once a source candidate holds the word too, the others weigh as usual
-    held = {"src-hit": "ZQ_MARKER = 1", "docs-hit": "The ZQ_MARKER flag", "test-hit": "retry"}.get
-    out = dict(rank.apply_role_prior(ranked, role, "zq_marker retry", rare=["zq_marker"], text_of=held))
+    held = {"src-hit": "ZQMARKER = 1", "docs-hit": "The ZQMARKER flag", "test-hit": "retry"}.get
+    out = dict(rank.apply_role_prior(ranked, role, "zqmarker retry", rare=["zqmarker"], text_of=held))
+    assert out["docs-hit"] == pytest.approx(0.02 * rank.ROLE_WEIGHTS["docs"])
+    # a longer word holding it is not the word
+    longer = {"src-hit": "def retry(): pass", "docs-hit": "The ZQMARKERS flag", "test-hit": "retry"}.get
+    out = dict(rank.apply_role_prior(ranked, role, "zqmarker retry", rare=["zqmarker"], text_of=longer))
     assert out["docs-hit"] == pytest.approx(0.02 * rank.ROLE_WEIGHTS["docs"])
 
 

@@ -104,15 +104,15 @@ def apply_role_prior(ranked: Sequence[tuple[T, float]], role_of: Callable[[T], s
     only a test or a doc page mentions): it keeps its score."""
     asked = asked_roles(query)
     only_elsewhere: set[str] = set()
-    if rare and text_of is not None:
-        low = {id(item): text_of(item).lower() for item, _ in ranked}
+    if rare and text_of is not None:  # whole words, as BM25 cut them (a substring is not the word)
         words = set(rare)
-        in_source = {w for item, _ in ranked if role_of(item) == SOURCE_ROLE for w in words if w in low[id(item)]}
+        held = {id(item): words.intersection(_TOKEN.findall(text_of(item).lower())) for item, _ in ranked}
+        in_source = {w for item, _ in ranked if role_of(item) == SOURCE_ROLE for w in held[id(item)]}
         only_elsewhere = words - in_source
     out = []
     for item, score in ranked:
         role = role_of(item)
-        if only_elsewhere and role != SOURCE_ROLE and any(w in low[id(item)] for w in only_elsewhere):
+        if only_elsewhere and role != SOURCE_ROLE and held[id(item)] & only_elsewhere:
             out.append((item, score))
         else:
             out.append((item, score * role_weight(role, asked, weights)))
@@ -120,6 +120,7 @@ def apply_role_prior(ranked: Sequence[tuple[T, float]], role_of: Callable[[T], s
 
 
 SOURCE_ROLE = "source"
+_TOKEN = re.compile(r"[a-z0-9]+")  # the words of a text as the standard analyzer cuts them (evidence.query_words)
 RARE_WORD = 3  # a query word at most this many chunks hold is rare (``apply_role_prior``)
 
 

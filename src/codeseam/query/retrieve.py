@@ -47,8 +47,9 @@ class RetrieveOptions:
     Fusion: ``weak_dense_weight`` is the dense weight when the result is weak. Priors after
     fusion: ``def_weight`` (pieces of one definition ranked together), ``symbols_first`` /
     ``symbol_bonus`` (definitions the query names: first in a lookup, a bonus elsewhere),
-    ``kind_prior``, ``role_prior`` (``rare_exempt``: a non-source candidate holding a rare word
-    keeps its score). The stack: ``decl_weight`` (declarations of a looked-up name; with
+    ``kind_prior``, ``role_prior`` (``rare_exempt``: when every query word the index holds is
+    rare, or held by one file's candidates only, a non-source candidate holding one that no
+    source candidate holds keeps its score: a name only a test or a doc page has). The stack: ``decl_weight`` (declarations of a looked-up name; with
     ``decl_fetch`` also found by symbol in the store), ``path_weight`` (query words naming the
     file or folder; for the intents in ``path_levers``), ``legacy`` (older copies),
     ``coherence`` and ``saturation`` / ``saturation_free`` (file-level: for the intents in
@@ -80,7 +81,7 @@ class RetrieveOptions:
     file_levers: str = "topic+symbol"  # which intents get coherence and saturation: all, topic, or topic+symbol
     path_levers: str = "topic+symbol"  # which intents get the path match: all, or topic+symbol
     forms: bool = True  # the BM25 query carries each word twice and its other forms once (analysis.with_forms)
-    rare_exempt: bool = False  # a non-source candidate holding a rare query word no source holds keeps its score
+    rare_exempt: bool = True  # when every word the index holds is rare, a non-source candidate holding one no source holds keeps its score
 
 
 DEFAULT_OPTIONS = RetrieveOptions()
@@ -125,7 +126,13 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
         ranked += [(as_piece(c), 0.0) for c in decls if (c.path, c.start_line) not in seen]
     names = query_names(query) if options.symbols_first else []
     hard = bool(names) and (options.symbol_bonus is None or is_lookup(query))
-    rare = [w for w, c in counts.items() if 0 < c <= RARE_WORD]
+    # the exemption of the role prior: only when every word of the query that the index holds
+    # is rare, the query is about what only a test or a doc page may hold (a name, a marker); a
+    # rare word beside common ones ("fix hang on revalidated cached responses") is not
+    held = [c for c in counts.values() if c > 0]
+    one_file = _one_file_words(ranked, [w for w, c in counts.items() if c > RARE_WORD])
+    rare = [w for w, c in counts.items() if 0 < c <= RARE_WORD or w in one_file]
+    rare = rare if held and len(rare) == len(held) else []
     ranked = _priors(ranked, query, mode, settings, options, [] if hard else names, rare)
     spread = _spreads(query, info, options)
     ranked = _stack(ranked, info, options, spread)
@@ -185,6 +192,19 @@ def _expand(kept: list, store, lock, head: int) -> list:
         seen.update((p.repo, p.path, p.start_line, p.end_line) for p, _ in kept[:head])
         kept = dedupe(expand_pieces(kept, spans, lambda ids: _locked(lock, store.chunks_by_ids, ids), head,
                                     only=todo), _span)
+
+
+def _one_file_words(ranked: list, words: list[str]) -> set[str]:
+    """The ``words`` that only one file's candidates hold (in their text): as good as rare for
+    the role prior's exemption (a word all of one JSON file's chunks carry in their header)."""
+    if not words:
+        return set()
+    files: dict[str, set[str]] = {w: set() for w in words}
+    for p, _ in ranked:
+        for w in words:
+            if w in p.text.lower():
+                files[w].add(p.path)
+    return {w for w, fs in files.items() if len(fs) == 1}
 
 
 def _span(pair) -> Span:
