@@ -165,7 +165,7 @@ MAIN = [
     ("hybrid-ast", "the default: dense + BM25, fused, the ranking stack"),
     ("bm25-ast", "BM25 alone with the ranking stack (what a first index has before vectors)"),
     ("dense-ast", "dense alone with the ranking stack"),
-    ("hybrid-ast" + PREVIOUS, "last round's default (the new levers off)"),
+    ("hybrid-ast" + PREVIOUS, "last round's default (the new levers off; the rare-word exemption this round's narrower one)"),
     ("bm25-ast" + PREVIOUS, "BM25 alone, last round's levers"),
     ("dense-ast" + PREVIOUS, "dense alone, last round's levers"),
     ("bm25-window", "plain BM25 over 2000-byte line windows, the query as typed"),
