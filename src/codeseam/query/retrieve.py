@@ -96,7 +96,6 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
         raise ValueError(f"mode must be one of {MODES}")
     depth = max(options.depth or DEPTH, k)  # never k-dependent below k: the first page is the same for any k
     info = analyze(query)
-    qvec = embedder.embed_query(query)
     if options.strip_noise:
         text = strip_noise(query, CHANGE_WORDS if options.strip_change and is_change(query) else ())
     else:
@@ -106,12 +105,18 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
         from .analysis import with_forms
 
         text = with_forms(text)
-    decls: list = []
+    fetch = options.decl_fetch and options.decl_weight and info.symbol  # a lookup: one name
     with lock or contextlib.nullcontext():
-        dense = store.dense_search(qvec, depth, filters)
-        sparse = store.bm25_search(text, depth, filters) if mode != "dense" else []
-        if options.decl_fetch and options.decl_weight and info.symbol:  # a lookup: one name
-            decls = store.definitions(info.names, filters)
+        # the store answers BM25 and the declarations (in its own process, for Lite) while this
+        # process embeds the query: a search costs the longer of the two, not their sum
+        sparse_job = _background(store.bm25_search, text, depth, filters) if mode != "dense" else None
+        decls_job = _background(store.definitions, info.names, filters) if fetch else None
+        try:
+            qvec = embedder.embed_query(query)
+            dense = store.dense_search(qvec, depth, filters)
+        finally:
+            sparse = sparse_job.result() if sparse_job else []
+            decls = decls_job.result() if decls_job else []
     best = max((c.score for c in dense), default=None)
     score, counts = _evidence(store, embedder, query, filters, best, lock)
     weak = is_weak(score, weak_threshold(settings, embedder.id, language(query)))
@@ -275,6 +280,19 @@ def _priors(ranked: list, query: str, mode: str, settings, options: RetrieveOpti
         ranked = rank.apply_role_prior(ranked, lambda p: p.role, query, rare=rare if options.rare_exempt else (),
                                        text_of=lambda p: p.path + "\n" + p.text)
     return ranked
+
+
+_POOL = None
+
+
+def _background(fn, *args):
+    """``fn(*args)`` on a small shared thread pool (the store's client is thread-safe)."""
+    global _POOL
+    if _POOL is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="codeseam-query")
+    return _POOL.submit(fn, *args)
 
 
 def _locked(lock, fn, *args):
