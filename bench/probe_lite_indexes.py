@@ -6,7 +6,10 @@ Prints the outcome; run once, it takes ~12 minutes (the IVF build on Lite is slo
 
     python bench/probe_lite_indexes.py
 """
-import numpy as np, time, tempfile, statistics
+import numpy as np
+import time
+import tempfile
+import statistics
 from pymilvus import MilvusClient, DataType
 d = tempfile.mkdtemp()
 c = MilvusClient(d + "/t.db")

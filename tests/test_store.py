@@ -109,7 +109,7 @@ def test_meta_mismatch_names_what_differs_and_the_rebuild_command(settings, chan
 
 # -- ranking ----------------------------------------------------------------------------------
 
-WORDS = "parse token stream buffer socket retry delay json decode encode cache".split()
+WORDS = ["parse", "token", "stream", "buffer", "socket", "retry", "delay", "json", "decode", "encode", "cache"]
 
 
 def corpus(seed: int, n: int, tag: str) -> list[str]:

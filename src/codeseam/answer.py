@@ -37,8 +37,9 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING
 
 from .records import Answer, Citation, Hit
 
@@ -367,7 +368,7 @@ def format_sources(citations: Sequence[Citation]) -> str:
 def answer_question(
     question: str,
     hits: Sequence[Hit],
-    client: "ChatClient",
+    client: ChatClient,
     *,
     weak: bool,
     on_delta: Callable[[str], None] | None = None,

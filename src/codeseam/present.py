@@ -24,7 +24,8 @@ from __future__ import annotations
 import functools
 import re
 import string
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 from urllib.parse import quote
 
 DEFAULT_EDITOR_URL = "vscode://file{path}:{line}"

@@ -45,7 +45,7 @@ class Def:
     name: str
     path: str  # dotted symbol path
     kind: str  # function | method | class | section
-    parent: "Def | None"
+    parent: Def | None
     start: int  # byte where its first unit starts (leading comments included)
     node: Any  # the definition's node (kept for the signature, computed on demand)
     sig_start: int  # where the signature starts (decorators included)

@@ -14,7 +14,7 @@ pattern (globs, classes, escapes, ``**``); the evaluation order is git's (``_Rul
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 _NAMED_GROUP = re.compile(r"\(\?P<\w+>")
 _GLOB_SPECIAL = re.compile(r"([*?\[\]\\!#])")
@@ -55,7 +55,7 @@ class IgnoreRules:
     def empty(self) -> bool:
         return self._any is None
 
-    def extend(self, lines: Sequence[str], prefix: str) -> "IgnoreRules":
+    def extend(self, lines: Sequence[str], prefix: str) -> IgnoreRules:
         """These rules plus an ignore file's ``lines`` from folder ``prefix``."""
         added = [r for r in (reroot(ln, prefix) for ln in lines) if r is not None]
         return IgnoreRules((*self.lines, *added)) if added else self

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from ..chunk import CHUNKER_VERSION, Budget, chunk_file
 from ..discover import discover, read_text

@@ -17,8 +17,9 @@ when ``include_run`` is set.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from . import metrics
 from .runner import EvalResult, VariantResult

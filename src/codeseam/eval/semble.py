@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 import statistics
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from . import metrics
 from .golden import SEMBLE_KINDS

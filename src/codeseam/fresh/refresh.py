@@ -23,7 +23,8 @@ import logging
 import os
 import threading
 import time
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from ..errors import CodeseamError
 from ..records import SearchResult

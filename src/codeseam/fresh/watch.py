@@ -30,7 +30,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 log = logging.getLogger(__name__)
 

@@ -11,8 +11,9 @@ import contextlib
 import dataclasses
 import logging
 import time
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Collection, Iterator, Sequence
+from typing import Any
 
 from .. import faults
 from ..chunk import chunk_file

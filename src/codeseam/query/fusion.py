@@ -11,8 +11,9 @@ scores are min-max normalised to 0..1 (a list with one distinct score maps to 1.
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Hashable, Iterable, Mapping, Sequence, TypeVar
+from typing import TypeVar
 
 T = TypeVar("T", bound=Hashable)
 

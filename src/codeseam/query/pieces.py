@@ -16,8 +16,8 @@ joined in order are the file's text of their lines).
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
-from typing import Collection, Sequence
 
 SPLIT_KINDS = frozenset({"function", "method"})
 

@@ -21,7 +21,7 @@ token, secret or key.
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from .shapes import Span, is_placeholder, mask
 from .vocab import (COMPOUND_NAMES, DOC_EXAMPLES, FIELD_WORDS, FIXTURE_WORDS, KEY_QUALIFIERS,

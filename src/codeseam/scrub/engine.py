@@ -6,9 +6,9 @@ from __future__ import annotations
 import bisect
 import logging
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from ..errors import ConfigError
 from ..records import Redaction

@@ -4,7 +4,8 @@ placeholders, randomness) and returns the spans to redact. Also ``mask``, the sa
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterable, NamedTuple
+from collections.abc import Callable, Iterable
+from typing import NamedTuple
 
 from .vocab import (EMAIL_GTLDS, NOT_CC_TLDS, PLACEHOLDER_LOCALS, PLACEHOLDER_WORDS, RESERVED_DOMAINS,
                     RESERVED_TLDS, SERVICE_LOCALS)
@@ -302,7 +303,7 @@ def random_body(body: str, min_classes: int = 2) -> bool:
 
 
 def provider_check(kind: str, body_from: int, *, group: str | None = None,
-                   back: "re.Pattern[str] | None" = None, back_max: int = 0,
+                   back: re.Pattern[str] | None = None, back_max: int = 0,
                    min_classes: int = 2, right: bool = True, b64_left: bool = False,
                    left: str | None = None, back_fixed: bool = True) -> Check:
     """A check for a provider token: not inside a longer word, not a placeholder or a

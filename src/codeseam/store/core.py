@@ -12,8 +12,9 @@ import json
 import logging
 import threading
 from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any
 
 from ..errors import NotIndexedError
 from ..records import ROLES, content_hash
@@ -69,7 +70,7 @@ class Store(Retrieval, PendingRows):
     # -- lifecycle ---------------------------------------------------------------------------
     @classmethod
     def open(cls, settings: Settings, *, expect: IndexMeta | None, create: bool,
-             reset: bool = False, lock_timeout: float = 0.0) -> "Store":
+             reset: bool = False, lock_timeout: float = 0.0) -> Store:
         """Open the index of ``settings``.
 
         ``create=True`` (indexing) creates a missing index with meta ``expect``; otherwise a
@@ -99,7 +100,7 @@ class Store(Retrieval, PendingRows):
     def close(self) -> None:
         self._conn.close()
 
-    def __enter__(self) -> "Store":
+    def __enter__(self) -> Store:
         return self
 
     def __exit__(self, *exc: Any) -> None:

@@ -8,7 +8,7 @@ dense side. Fusion beyond Milvus' RRFRanker is the caller's (``query/``).
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from ..errors import ConfigError, StoreError
 from ..records import ROLES

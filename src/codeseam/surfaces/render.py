@@ -23,7 +23,7 @@ class IndexProgress:
         self._progress = None
         self._files = self._chunks = None
 
-    def __enter__(self) -> "IndexProgress":
+    def __enter__(self) -> IndexProgress:
         if self.enabled:
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
