@@ -22,7 +22,7 @@ def main() -> None:
     betterleaks.scan_string("warm up = 1")  # loads the library and its rules once
     found: dict[str, list] = {}
     t0 = time.perf_counter()
-    for path, text in zip(paths, texts):
+    for path, text in zip(paths, texts, strict=True):
         found[path] = [[f.location.start_line, f.location.end_line, f.rule_id]
                        for f in betterleaks.scan_string(text)]
     seconds = time.perf_counter() - t0

@@ -217,7 +217,7 @@ def test_dense_scores_are_cosine_similarities(store):
     hits = store.dense_search(q, 3, Filters())
     by_id = {r.id: r.dense for r in rows}
     for h in hits:
-        assert h.score == pytest.approx(sum(a * b for a, b in zip(q, by_id[h.id])), abs=1e-5)
+        assert h.score == pytest.approx(sum(a * b for a, b in zip(q, by_id[h.id], strict=True)), abs=1e-5)
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
 
 

@@ -244,7 +244,7 @@ def plot_curves(res: EvalResult, path: Path) -> None:
         pos = [o for o in r.outcomes if not o.negative]
         axes[0].plot(ks, metrics.curve(pos, "rank"), marker=".", label=r.name)
         axes[1].plot(ks, metrics.curve(pos, "whole_rank"), marker=".", label=r.name)
-    for ax, name in zip(axes, ("Recall@k (overlap)", "whole@k (contains the definition)")):
+    for ax, name in zip(axes, ("Recall@k (overlap)", "whole@k (contains the definition)"), strict=True):
         ax.set_title(name)
         ax.set_xlabel("k")
         ax.set_xticks([1, 5, 10, 15, 20])
@@ -272,7 +272,7 @@ def plot_kinds(res: EvalResult, path: Path, k: int = 5) -> None:
         xs = [j + i * width for j in range(len(kinds))]
         axes[0].bar(xs, [by_kind[kd]["mrr"] or 0 for kd in kinds], width, label=r.name)
         axes[1].bar(xs, [by_kind[kd][f"recall@{k}"] or 0 for kd in kinds], width, label=r.name)
-    for ax, name in zip(axes, ("MRR per kind", f"Recall@{k} per kind")):
+    for ax, name in zip(axes, ("MRR per kind", f"Recall@{k} per kind"), strict=True):
         ax.set_title(name)
         ax.set_xticks([j + width * (len(ran) - 1) / 2 for j in range(len(kinds))], kinds)
         ax.set_ylim(0, 1.02)

@@ -11,6 +11,7 @@ import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -256,7 +257,7 @@ def intent(query: str) -> str:
         cw = [w.lower() for w in _LATIN_WORD.findall(clause)]
         if cw and cw[0] in BEHAVIOUR_VERBS and (cw[0] not in _AMBIGUOUS or (len(cw) > 1 and cw[1] in _DETERMINERS)):
             return "behaviour"
-    for a, b in zip(words, words[1:]):
+    for a, b in pairwise(words):
         if a in ("that", "which") and (b in BEHAVIOUR_VERBS or b.endswith("s") and b[:-1] in BEHAVIOUR_VERBS):
             return "behaviour"
     return "topic"
@@ -268,7 +269,7 @@ def intent(query: str) -> str:
         cw = [w.lower() for w in _LATIN_WORD.findall(clause)]
         if cw and cw[0] in BEHAVIOUR_VERBS and (cw[0] not in _AMBIGUOUS or (len(cw) > 1 and cw[1] in _DETERMINERS)):
             return "behaviour"
-    for a, b in zip(words, words[1:]):
+    for a, b in pairwise(words):
         if a in ("that", "which") and (b in BEHAVIOUR_VERBS or b.endswith("s") and b[:-1] in BEHAVIOUR_VERBS):
             return "behaviour"
     return "topic"

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
+from itertools import pairwise
 
 SPLIT_KINDS = frozenset({"function", "method"})
 
@@ -142,7 +143,7 @@ def expand_pieces(ranked: Sequence[tuple[Piece, float]], spans, texts, k: int,
     for i, (p, s) in enumerate(head):
         run = runs.get(i)
         parts = [got.get(c.id) for c in run] if run else []
-        if parts and all(parts) and all(adjacent(a, b) for a, b in zip(parts, parts[1:])):
+        if parts and all(parts) and all(adjacent(a, b) for a, b in pairwise(parts)):
             out.append((replace(_join(parts), symbol=p.symbol, kind=p.kind, role=p.role), s))
         else:
             out.append((p, s))  # not whole, or the file changed between the two reads

@@ -189,7 +189,7 @@ class Store(Retrieval, PendingRows):
         vectors = check_vectors([zero if r.dense is None else r.dense for r in rows], self.meta.dim,
                                 "chunk rows")
         dicts, sizes = [], []
-        for row, vector in zip(rows, vectors):
+        for row, vector in zip(rows, vectors, strict=True):
             c = row.chunk
             check_repo_id(row.repo_id)
             check_chunk_id(row.id)

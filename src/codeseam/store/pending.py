@@ -38,7 +38,7 @@ class PendingRows:
             raise ValueError(f"{len(rows)} rows but {len(vectors)} vectors")
         checked = check_vectors(vectors, self.meta.dim, "backfill vectors")
         out, sizes = [], []
-        for row, vector in zip(rows, checked):
+        for row, vector in zip(rows, checked, strict=True):
             new = {k: v for k, v in row.items() if k not in sch.DERIVED_FIELDS}
             new["dense"] = vector
             new[sch.EMBEDDED] = True

@@ -72,7 +72,7 @@ class Retrieval:
             if self._m.exists(self.names.chunks, ""):
                 raise
             return {w: 0 for w in words}  # no rows: BM25 cannot score (see bm25_search)
-        return {w: len(hits) for w, hits in zip(words, found)}
+        return {w: len(hits) for w, hits in zip(words, found, strict=True)}
 
     def bm25_paths(self, words: str, filters: Filters, limit: int = MAX_WINDOW) -> tuple[set[tuple[str, str]], bool]:
         """``(repo_id, path)`` of the chunks whose ``indexed_text`` holds any of ``words`` (BM25
