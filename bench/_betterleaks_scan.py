@@ -12,13 +12,14 @@ from __future__ import annotations
 import json
 import sys
 import time
+from pathlib import Path
 
 import betterleaks
 
 
 def main() -> None:
-    paths = json.loads(open(sys.argv[1], encoding="utf-8").read())
-    texts = [open(p, encoding="utf-8", errors="replace").read() for p in paths]
+    paths = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
+    texts = [Path(p).read_text(encoding="utf-8", errors="replace") for p in paths]
     betterleaks.scan_string("warm up = 1")  # loads the library and its rules once
     found: dict[str, list] = {}
     t0 = time.perf_counter()

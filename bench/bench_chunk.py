@@ -62,7 +62,7 @@ def corpus() -> list[tuple[str, str, bytes]]:
             if not name.endswith(".py"):
                 continue
             path = os.path.join(folder, name)
-            raw = open(path, "rb").read()
+            raw = Path(path).read_bytes()
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError:

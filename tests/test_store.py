@@ -80,9 +80,9 @@ def test_missing_index_is_not_indexed(settings, tmp_path):
     with pytest.raises(NotIndexedError, match="nothing is indexed") as err:
         Store.open(settings, expect=META, create=False)
     assert "codeseam index" in str(err.value)
-    with Store.open(settings, expect=META, create=True) as s:
-        with pytest.raises(NotIndexedError, match="nothing is indexed"):
-            s.bm25_search("anything", 5, Filters())
+    with (Store.open(settings, expect=META, create=True) as s,
+          pytest.raises(NotIndexedError, match="nothing is indexed")):
+        s.bm25_search("anything", 5, Filters())
     Store.drop(settings)
     with pytest.raises(NotIndexedError):
         Store.open(settings, expect=META, create=False)

@@ -175,7 +175,7 @@ def _blocks(lines: list[str]) -> list[_Block]:
         opener = _FENCE.match(lines[i])
         if opener:
             mark, j = opener.group(1), i + 1
-            closer = re.compile(r"^\s{0,3}" + re.escape(mark[0]) + "{%d,}\\s*$" % len(mark))
+            closer = re.compile(r"^\s{0,3}" + re.escape(mark[0]) + rf"{{{len(mark)},}}\s*$")
             while j < len(lines) and not closer.match(lines[j]):
                 j += 1
             blocks.append(_Block(i, min(j + 1, len(lines)), True))

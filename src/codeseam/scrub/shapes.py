@@ -255,9 +255,9 @@ def email_check(text: str, m: re.Match[str]) -> Iterable[Span]:
     if not local or local.endswith(".") or ".." in local or local.lower() in SERVICE_LOCALS \
             or local.lower() in PLACEHOLDER_LOCALS:
         return ()
-    if start > 0 and text[start - 1] in _EMAIL_BANNED_LEFT:  # a@b@c, scheme:user@, path/user@
-        if not text[max(0, start - 7):start].lower().endswith("mailto:"):
-            return ()
+    if start > 0 and text[start - 1] in _EMAIL_BANNED_LEFT \
+            and not text[max(0, start - 7):start].lower().endswith("mailto:"):  # a@b@c, scheme:user@, path/user@
+        return ()
     domain = m.group("domain").lower()
     tld = domain.rsplit(".", 1)[-1]
     if not tld.isalpha() or tld in RESERVED_TLDS or domain.endswith(RESERVED_DOMAINS):
