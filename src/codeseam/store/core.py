@@ -193,9 +193,10 @@ class Store(Retrieval, PendingRows):
             c = row.chunk
             check_repo_id(row.repo_id)
             check_chunk_id(row.id)
-            values = {"id": row.id, "repo_id": row.repo_id, "path": c.path, "language": c.language,
-                      "symbol": c.symbol, "parent": c.parent, "kind": c.kind, "role": c.role, "text": c.text,
-                      "indexed_text": c.indexed_text, "file_hash": row.file_hash, "chunk_hash": c.hash}
+            values: dict[str, Any] = {"id": row.id, "repo_id": row.repo_id, "path": c.path, "language": c.language,
+                                      "symbol": c.symbol, "parent": c.parent, "kind": c.kind, "role": c.role,
+                                      "text": c.text, "indexed_text": c.indexed_text, "file_hash": row.file_hash,
+                                      "chunk_hash": c.hash}
             for field, value in values.items():
                 check_varchar(field, value)
             values.update(start_line=int(c.start_line), end_line=int(c.end_line), dense=vector)
