@@ -181,7 +181,7 @@ def _open_spec(spec: IndexSpec, base: Settings, corpus_root: Path, repo_id: str,
         ix = api.Index(s, create=True)
     from .embcache import CachedEmbedder
 
-    cached = ix.embedder = CachedEmbedder(ix.embedder, vector_cache)  # type: ignore[assignment]
+    cached = ix.embedder = CachedEmbedder(ix.embedder, vector_cache)
 
     def close() -> None:
         ix.close()
