@@ -48,7 +48,7 @@ class IgnoreRules:
         active = [p for p in pathspec.GitIgnoreSpec.from_lines(self.lines).patterns
                   if p.include is not None and p.regex is not None]
         self._rules = [_Rule(p) for p in reversed(active)]  # last pattern first
-        parts = [_NAMED_GROUP.sub("(?:", p.regex.pattern) for p in active]
+        parts = [_NAMED_GROUP.sub("(?:", p.regex.pattern) for p in active if p.regex is not None]  # (all: see active)
         self._any = re.compile("|".join(f"(?:{p})" for p in parts), re.DOTALL) if parts else None
 
     @property

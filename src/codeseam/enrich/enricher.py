@@ -342,7 +342,7 @@ class Enricher:
         an estimate profits even from a run that was not closed)."""
         with self._lock:
             seconds = self._latency[0] - self._recorded[0]
-            asked = self._latency[1] - self._recorded[1]
+            asked = int(self._latency[1] - self._recorded[1])  # a count of chunks (the list also holds seconds)
             self._recorded = list(self._latency)
         if asked > 0:
             self.cache.record_rate(self.model, seconds / asked, asked)

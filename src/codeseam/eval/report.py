@@ -59,9 +59,10 @@ def result_json(res: EvalResult, *, settings: Any = None, include_run: bool = Fa
 
 
 def _query_json(o: metrics.Outcome, hits: int = metrics.CURVE_K) -> dict:
-    out = {"id": o.id, "kind": o.kind, "rank": o.rank, "whole_rank": o.whole_rank, "file_rank": o.file_rank,
-           "weak": o.weak, "best_similarity": None if o.best_similarity is None else round(o.best_similarity, 6),
-           "evidence": None if o.evidence is None else round(o.evidence, 6)}
+    out: dict[str, Any] = {"id": o.id, "kind": o.kind, "rank": o.rank, "whole_rank": o.whole_rank,
+                           "file_rank": o.file_rank, "weak": o.weak,
+                           "best_similarity": None if o.best_similarity is None else round(o.best_similarity, 6),
+                           "evidence": None if o.evidence is None else round(o.evidence, 6)}
     if len(o.target_ranks) > 1:
         out["target_ranks"] = list(o.target_ranks)
         out["ndcg@10"] = None if o.ndcg is None else round(o.ndcg, 6)
@@ -196,11 +197,11 @@ def calibration(res: EvalResult, name: str | None = None) -> tuple[dict, str] | 
     grid = sorted({round(c.threshold + d, 4) for d in (-0.1, -0.05, -0.03, -0.02, -0.01, 0, 0.01, 0.02, 0.03,
                                                        0.05, 0.1)})
     sens = sensitivity(pos, neg, grid)
-    data = {"variant": r.name, "index": r.variant.spec.key, "threshold": round(c.threshold, 4),
-            "abstain": c.abstain, "false_weak": c.false_weak, "balanced_accuracy": c.balanced_accuracy,
-            "gap": [round(c.gap[0], 4), round(c.gap[1], 4)], "n_pos": c.n_pos, "n_neg": c.n_neg,
-            "sensitivity": sens, "positives": sorted(round(x, 4) for x in pos),
-            "negatives": sorted(round(x, 4) for x in neg), "score": what}
+    data: dict[str, Any] = {"variant": r.name, "index": r.variant.spec.key, "threshold": round(c.threshold, 4),
+                            "abstain": c.abstain, "false_weak": c.false_weak, "balanced_accuracy": c.balanced_accuracy,
+                            "gap": [round(c.gap[0], 4), round(c.gap[1], 4)], "n_pos": c.n_pos, "n_neg": c.n_neg,
+                            "sensitivity": sens, "positives": sorted(round(x, 4) for x in pos),
+                            "negatives": sorted(round(x, 4) for x in neg), "score": what}
     if b is not None:
         all_fw = rates(pos, neg, b.threshold)[1]
         data["budget"] = {"max_false_weak": FALSE_WEAK_BUDGET, "threshold": round(b.threshold, 4),

@@ -142,8 +142,9 @@ def expand_pieces(ranked: Sequence[tuple[Piece, float]], spans, texts, k: int,
     out = []
     for i, (p, s) in enumerate(head):
         run = runs.get(i)
-        parts = [got.get(c.id) for c in run] if run else []
-        if parts and all(parts) and all(adjacent(a, b) for a, b in pairwise(parts)):
+        found = [got.get(c.id) for c in run] if run else []
+        parts = [x for x in found if x is not None]  # all of them, or the file changed in between
+        if parts and len(parts) == len(found) and all(adjacent(a, b) for a, b in pairwise(parts)):
             out.append((replace(_join(parts), symbol=p.symbol, kind=p.kind, role=p.role), s))
         else:
             out.append((p, s))  # not whole, or the file changed between the two reads

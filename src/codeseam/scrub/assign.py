@@ -358,6 +358,7 @@ def assignment_check(text: str, m: re.Match[str]) -> Iterable[Span]:
                 q = _QUOTED.match(text, ann.end(), line_end)
                 if q is None:
                     return ()
+    span: tuple[int, int] | None
     if q is not None:
         if text[q.start():q.start("q")].lower().count("f") or _EXPRESSION.match(text, q.end(), line_end):
             return ()  # an f-string, a concatenation, a format call, a fallback expression

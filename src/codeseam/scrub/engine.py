@@ -96,6 +96,7 @@ def _candidates(text: str) -> list[Span]:
         if ch in text:
             present.update(rule_ids)
     found: list[Span] = []
+    m: re.Match[str] | None
     for ri in sorted(present | starts.keys()):
         rule = RULES[ri]
         if not rule.anchored:
