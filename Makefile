@@ -32,4 +32,4 @@ demo: setup
 	RAG_DATA_DIR=$(CURDIR)/.codeseam-demo $(BIN)/codeseam status
 
 clean:
-	rm -rf $(VENV) .codeseam-demo .pytest_cache
+	rm -rf $(VENV) .codeseam-demo .pytest_cache .ruff_cache .mypy_cache

@@ -12,17 +12,18 @@ from __future__ import annotations
 import json
 import sys
 import time
+from pathlib import Path
 
 import betterleaks
 
 
 def main() -> None:
-    paths = json.loads(open(sys.argv[1], encoding="utf-8").read())
-    texts = [open(p, encoding="utf-8", errors="replace").read() for p in paths]
+    paths = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
+    texts = [Path(p).read_text(encoding="utf-8", errors="replace") for p in paths]
     betterleaks.scan_string("warm up = 1")  # loads the library and its rules once
     found: dict[str, list] = {}
     t0 = time.perf_counter()
-    for path, text in zip(paths, texts):
+    for path, text in zip(paths, texts, strict=True):
         found[path] = [[f.location.start_line, f.location.end_line, f.rule_id]
                        for f in betterleaks.scan_string(text)]
     seconds = time.perf_counter() - t0

@@ -75,7 +75,7 @@ def compare_stdlib(texts, compare: Path | None, cache: Path | None) -> dict | No
         folder = Path(tmp)
         paths = write_files([(rel, text) for rel, text, _ in texts], folder)
         bl = betterleaks_scan(compare, paths)
-        rel_of = {str(p): rel for p, (rel, _, _) in zip(paths, texts)}
+        rel_of = {str(p): rel for p, (rel, _, _) in zip(paths, texts, strict=True)}
         bl_found = [(rel_of[p], a, rule) for p, rows in bl["findings"].items() for a, _, rule in rows]
         kf_empty = kingfisher_scan(compare, Path(empty), cache)
         kf = kingfisher_scan(compare, folder, cache)

@@ -62,7 +62,7 @@ def corpus() -> list[tuple[str, str, bytes]]:
             if not name.endswith(".py"):
                 continue
             path = os.path.join(folder, name)
-            raw = open(path, "rb").read()
+            raw = Path(path).read_bytes()
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError:
@@ -160,7 +160,7 @@ def interleaved(files, arms: dict, rounds: int, *, progress: bool = False) -> di
         out[f"{name}_mb_s_median_cpu"] = round(mb / statistics.median(cpu[name]), 2)
         out[f"{name}_mb_s_best_wall"] = round(mb / min(wall[name]), 2)
     for name in names[1:]:
-        per_round = [r / x for r, x in zip(cpu[ref], cpu[name])]
+        per_round = [r / x for r, x in zip(cpu[ref], cpu[name], strict=True)]
         out[f"ratio_{name}_per_round_cpu"] = [round(x, 3) for x in per_round]
         out[f"ratio_{name}_median_cpu"] = round(statistics.median(per_round), 3)
         out[f"ratio_{name}_best_cpu"] = round(min(cpu[ref]) / min(cpu[name]), 3)

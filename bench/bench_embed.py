@@ -183,7 +183,7 @@ def report(r: dict) -> str:
         f"batch={r['settings']['batch']}). Machine: {r['machine']['affinity']} usable cores, "
         f"load average {r['machine']['loadavg_start'][0]:.2f} at start, "
         f"{r['machine']['loadavg_end'][0]:.2f} at end (the machine is shared: compare ratios).",
-        f"Versions: " + ", ".join(f"{k} {v}" for k, v in r["versions"].items()) + ".",
+        "Versions: " + ", ".join(f"{k} {v}" for k, v in r["versions"].items()) + ".",
         "",
         f"Chunks: {c['chunks']} of the {c['all_windows']} line windows (<= 40 lines, cut to "
         f"fit 254 tokens) of the {c['files']} stdlib-dev corpus files; "

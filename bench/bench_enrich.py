@@ -230,7 +230,7 @@ def main() -> int:
         write(args.out, result)
         print(render(result))
         return 0
-    queries = [json.loads(l) for l in GOLDEN.read_text(encoding="utf-8").splitlines() if l.strip()]
+    queries = [json.loads(line) for line in GOLDEN.read_text(encoding="utf-8").splitlines() if line.strip()]
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     settings = settings.replace(llm_model=model)
     arms = {}

@@ -93,7 +93,7 @@ def measure(data: Path, baseline_src: Path, queries: list[str], rounds: int) -> 
     finally:
         today.close()
         before.close()
-    per_query = [b / a for a, b in zip(times["before"], times["today"])]
+    per_query = [b / a for a, b in zip(times["before"], times["today"], strict=True)]
     return {"ms": {name: latency(xs) for name, xs in times.items()},
             "ratio_p50": round(statistics.median(times["today"]) / statistics.median(times["before"]), 3),
             "ratio_median_per_query": round(statistics.median(per_query), 3)}

@@ -57,7 +57,7 @@ TEST_DIRS = {"test", "tests", "idle_test"}
 
 def changed_lines(doc) -> set[int]:
     after = scrub_text(doc.text).text.split("\n")
-    return {n for n, (a, b) in enumerate(zip(doc.text.split("\n"), after), 1) if a != b}
+    return {n for n, (a, b) in enumerate(zip(doc.text.split("\n"), after, strict=True), 1) if a != b}
 
 
 def recall_by_kind(corpus, flagged: dict[int, set[int]]) -> dict[str, float]:

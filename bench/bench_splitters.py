@@ -45,9 +45,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_chunk import RESULTS, corpus, cut_only, interleaved  # noqa: E402  (puts src on sys.path)
+from bench_chunk import RESULTS, corpus, cut_only, interleaved  # puts src on sys.path
 
-from codeseam.chunk import CHUNKER_VERSION, Budget, chunk_file  # noqa: E402
+from codeseam.chunk import CHUNKER_VERSION, Budget, chunk_file
 
 LI_MAX_CHARS = 2000
 ARMS = {

@@ -57,7 +57,7 @@ def collect(cache: Path) -> list[dict]:
     sets += translated_negatives(cache)
     for set_name, repo, ev in sets:
         vr = next(x for x in ev.results if x.name == DEFAULT)
-        for q, o in zip(ev.queries, vr.outcomes):
+        for q, o in zip(ev.queries, vr.outcomes, strict=True):
             rows.append({"set": set_name, "repo": repo, "id": q.id, "query": q.query, "kind": q.kind,
                          "negative": q.negative, "language": language(q.query), "evidence": o.evidence,
                          "best": o.best_similarity})

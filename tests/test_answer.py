@@ -56,7 +56,7 @@ def test_build_sources_numbers_hits_in_order():
     hits = make_hits(4)
     sources = build_sources(hits)
     assert [s.n for s in sources] == [1, 2, 3, 4]
-    for s, h in zip(sources, hits):
+    for s, h in zip(sources, hits, strict=True):
         assert (s.path, s.start_line, s.end_line, s.symbol, s.text) == (
             h.path, h.start_line, h.end_line, h.symbol, h.text)
     assert build_sources([]) == []

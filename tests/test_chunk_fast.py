@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import os
-import re
 
 import pytest
 from hypothesis import given, settings

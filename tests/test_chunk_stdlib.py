@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import os
 import sysconfig
+from pathlib import Path
 
 import pytest
 
@@ -26,7 +27,7 @@ def stdlib_files(include_tests: bool = True) -> list[str]:
 
 
 def read(path: str) -> str:
-    raw = open(path, "rb").read()
+    raw = Path(path).read_bytes()
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:

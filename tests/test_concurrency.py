@@ -20,7 +20,6 @@ partly inserted). Only the end state is guaranteed there.
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import threading

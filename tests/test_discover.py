@@ -112,7 +112,7 @@ def test_untracked_not_ignored_is_listed_and_deleted_tracked_is_not(tmp_path):
     check_invariants(d)
 
 
-def test_global_excludes_and_info_exclude(tmp_path, isolated_git):
+def test_global_excludes_and_info_exclude(tmp_path, isolated_git):  # noqa: F811 - the pytest fixture imported above
     excludes = tmp_path.parent / f"{tmp_path.name}-excludes"
     excludes.write_text("*.bak\n")
     isolated_git.write_text(f"[core]\n\texcludesFile = {excludes}\n")

@@ -44,7 +44,7 @@ def test_l2_normalise_gives_unit_rows_or_zero(rows):
     out = l2_normalise(arr)
     assert out.dtype == np.float32 and out.shape == arr.shape
     norms = np.linalg.norm(out, axis=1)
-    for row, norm in zip(arr, norms):
+    for row, norm in zip(arr, norms, strict=True):
         if np.linalg.norm(row) > 1e-6:
             assert abs(norm - 1) < 1e-5
         assert abs(norm - 1) < 1e-5 or norm == 0

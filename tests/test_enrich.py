@@ -263,7 +263,7 @@ def test_fit_never_breaks_the_token_budget_and_trims_only_the_description(words,
         assert placed is chunk
         return
     assert _count(placed.indexed_text) <= max_tokens or _count(chunk.indexed_text) > max_tokens
-    line = next(l for l in placed.indexed_text.split("\n") if l.startswith(PREFIX))
+    line = next(ln for ln in placed.indexed_text.split("\n") if ln.startswith(PREFIX))
     got = line[len(PREFIX):]
     if how == "placed":
         assert got == desc
@@ -307,7 +307,7 @@ def test_cache_handles_many_keys_and_threads(tmp_path):
             cache.put_many(items, "m", "en", "1")
             got = cache.get_many([h for h, _ in items], "m", "en", "1")
             assert got == dict(items)
-        except Exception as exc:  # pragma: no cover - reported below
+        except Exception as exc:  # pragma: no cover  # noqa: BLE001 - every error is reported below
             errors.append(exc)
 
     threads = [threading.Thread(target=work, args=(k,)) for k in range(6)]

@@ -91,7 +91,7 @@ def test_complete_reply_describes_every_chunk_in_one_request(fake_openai, tmp_pa
     for n, line in enumerate(BISECT.split("\n")[:-1], 1):  # the whole file, numbered
         assert f"{n:>3}| {line}" in user
     assert [a[1:3] for a in asked(body)] == [(c.start_line, c.end_line) for c in bisect_chunks]
-    for before, after in zip(bisect_chunks, out):
+    for before, after in zip(bisect_chunks, out, strict=True):
         assert after.text == before.text  # text never changes
         assert desc_of(after) == (f"The code of {before.symbol} spans lines "
                                   f"{before.start_line} to {before.end_line} of this file.")
@@ -270,7 +270,7 @@ def test_rerun_hits_the_cache_and_sends_only_changed_chunks(fake_openai, tmp_pat
 
     edited = BISECT.replace("lo = mid + 1", "lo = mid + 1  # go right", 1)
     edited_chunks = chunk_file("bisect.py", edited)
-    changed = {c.start_line for c, o in zip(edited_chunks, bisect_chunks) if c.hash != o.hash}
+    changed = {c.start_line for c, o in zip(edited_chunks, bisect_chunks, strict=True) if c.hash != o.hash}
     assert len(changed) == 1
     with _enricher(fake_openai, tmp_path) as enricher:
         enricher.enrich_file("bisect.py", edited, edited_chunks)
@@ -323,7 +323,7 @@ def test_a_large_file_is_sent_as_views_and_every_chunk_is_described(fake_openai,
     ids = [a[0] for b in bodies for a in asked(b)]
     assert sorted(ids) == sorted(f"c{i}" for i in range(1, len(chunks) + 1))
     assert all("not shown ..." in b["messages"][-1]["content"] for b in bodies)
-    for c, o in zip(chunks, out):
+    for c, o in zip(chunks, out, strict=True):
         if any(ch.isalnum() for ch in c.text):
             assert f"lines {c.start_line} to {c.end_line}" in desc_of(o)
     assert stats["described"] + stats["blank"] == len(chunks)
@@ -347,7 +347,7 @@ def test_no_more_requests_in_flight_than_the_concurrency_limit(fake_openai, tmp_
     with _enricher(fake_openai, tmp_path, settings_kw={"enrich_concurrency": 2}) as enricher:
         outs = list(enricher.enrich_many(files))
     assert state["max"] == 2
-    for (path, _, chunks), out in zip(files, outs):  # order kept
+    for (path, _, chunks), out in zip(files, outs, strict=True):  # order kept
         assert [c.path for c in out] == [path] * len(chunks) and all(desc_of(c) for c in out)
 
 
@@ -362,7 +362,7 @@ def test_descriptions_are_trimmed_to_the_embedder_budget(fake_openai, tmp_path, 
     with _enricher(fake_openai, tmp_path, count_tokens=count, max_tokens=limit) as enricher:
         out = enricher.enrich_file("bisect.py", BISECT, bisect_chunks)
         stats = enricher.stats()
-    for c, o in zip(bisect_chunks, out):
+    for c, o in zip(bisect_chunks, out, strict=True):
         assert count(o.indexed_text) <= limit and o.text == c.text
         assert o.indexed_text.endswith(c.text)
     assert stats["trimmed"] >= 1 and stats["trimmed"] + stats["dropped"] <= 4
@@ -370,7 +370,7 @@ def test_descriptions_are_trimmed_to_the_embedder_budget(fake_openai, tmp_path, 
     with _enricher(fake_openai, tmp_path, count_tokens=count, max_tokens=limit) as enricher:
         tight = enricher.enrich_file("bisect.py", BISECT, bisect_chunks, max_tokens=min(budgets.values()) - 20)
     assert all(count(o.indexed_text) <= min(budgets.values()) - 20 or o == c
-               for o, c in zip(tight, bisect_chunks))
+               for o, c in zip(tight, bisect_chunks, strict=True))
 
 
 def test_progress_reports_counts_rate_and_eta(fake_openai, tmp_path):

@@ -6,6 +6,7 @@ brute-force definitions straight from the golden README.
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -142,7 +143,7 @@ def test_metrics_match_brute_force_definitions(pairs, k):
     assert s[f"whole@{k}"] == pytest.approx(sum(1 for _, b in pairs if b is not None and b <= k) / n)
     assert s["mrr"] == pytest.approx(sum(1 / a for a, _ in pairs if a is not None and a <= 20) / n)
     c = metrics.curve(outs)
-    assert len(c) == 20 and all(x <= y for x, y in zip(c, c[1:]))
+    assert len(c) == 20 and all(x <= y for x, y in pairwise(c))
     assert c[k - 1] == pytest.approx(s[f"recall@{k}"])
 
 

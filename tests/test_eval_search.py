@@ -7,6 +7,7 @@ pieces of one split definition are joined, and nothing retrieved is lost or inve
 from __future__ import annotations
 
 import textwrap
+from itertools import pairwise
 
 from hypothesis import given, settings, strategies as st
 
@@ -98,7 +99,7 @@ def test_merge_properties_on_any_retrieved_subset(data):
         if len(parts) > 1:  # a merge: one symbol, split kinds, a contiguous run
             assert {q.symbol for q in parts} == {p.symbol} and p.kind in SPLIT_KINDS
             parts.sort(key=lambda q: q.start_line)
-            assert all(adjacent(a, b) for a, b in zip(parts, parts[1:]))
+            assert all(adjacent(a, b) for a, b in pairwise(parts))
         covered.extend(parts)
     # nothing lost, nothing invented
     assert sorted(covered, key=lambda q: q.start_line) == sorted((q for q, _ in ranked), key=lambda q: q.start_line)
@@ -108,7 +109,7 @@ def test_dedupe_after_merge_keeps_spans_disjoint():
     ranked = [(piece(c), 1.0 / (i + 1)) for i, c in enumerate(CHUNKS)]
     kept = dedupe(merge_pieces(ranked), lambda pair: Span(pair[0].path, pair[0].start_line, pair[0].end_line))
     spans = sorted((p.start_line, p.end_line) for p, _ in kept)
-    assert all(a[1] < b[0] for a, b in zip(spans, spans[1:]))
+    assert all(a[1] < b[0] for a, b in pairwise(spans))
     assert "".join(p.text for p, _ in sorted(kept, key=lambda x: x[0].start_line)) == SOURCE
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import subprocess
+from itertools import pairwise
 
 import pytest
 from hypothesis import given, strategies as st
@@ -38,7 +39,7 @@ def test_budget_threshold_is_the_best_within_budget(pos, neg, budget):
     a, f = rates(pos, neg, c.threshold)
     assert (a, f) == (c.abstain, c.false_weak)
     values = sorted(set(pos) | set(neg))
-    feasible = [rates(pos, neg, (lo + hi) / 2) for lo, hi in zip(values, values[1:])]
+    feasible = [rates(pos, neg, (lo + hi) / 2) for lo, hi in pairwise(values)]
     feasible = [x for x in feasible if x[1] <= budget]
     if feasible:
         assert f <= budget and a == max(x[0] for x in feasible)
@@ -52,7 +53,7 @@ def test_abstain_threshold_is_the_lowest_that_reaches_the_share(pos, neg, share)
     c = calibrate_abstain(pos, neg, share)
     assert rates(pos, neg, c.threshold) == (c.abstain, c.false_weak)
     values = sorted(set(pos) | set(neg))
-    gaps = [(lo + hi) / 2 for lo, hi in zip(values, values[1:])]
+    gaps = [(lo + hi) / 2 for lo, hi in pairwise(values)]
     reaching = [t for t in gaps if rates(pos, neg, t)[0] >= share]
     if reaching:
         assert c.abstain >= share and c.threshold == min(reaching)

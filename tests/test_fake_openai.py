@@ -21,6 +21,6 @@ def test_streaming(fake_openai):
     fake_openai.script(Reply(content="streamed answer text", chunks=5))
     with httpx.stream("POST", fake_openai.base_url + "/chat/completions",
                       json={"messages": [], "stream": True}) as r:
-        lines = [l for l in r.iter_lines() if l.startswith("data: ")]
+        lines = [line for line in r.iter_lines() if line.startswith("data: ")]
     assert lines[-1] == "data: [DONE]"
     assert len(lines) >= 6

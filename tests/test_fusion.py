@@ -12,7 +12,7 @@ def _reference_rrf(rankings, k, weights):
     out = {}
     for d in docs:
         total = 0.0
-        for r, w in zip(rankings, weights):
+        for r, w in zip(rankings, weights, strict=True):
             for i in range(len(r)):
                 if r[i] == d:
                     total += w / (k + i + 1)
@@ -22,7 +22,7 @@ def _reference_rrf(rankings, k, weights):
 
 def _reference_weighted(scored, weights):
     out = {}
-    for lst, w in zip(scored, weights):
+    for lst, w in zip(scored, weights, strict=True):
         if not lst:
             continue
         lo = min(s for _, s in lst)

@@ -62,7 +62,7 @@ def test_index_search_status_remove_over_stdio(workdir, fake_openai):
 
     async def session() -> dict:
         seen: dict = {}
-        with open(workdir / "server.err", "w") as errlog:
+        with open(workdir / "server.err", "w"):
             async with Client(params, mode="legacy", read_timeout_seconds=90) as client:
                 seen["tools"] = sorted(t.name for t in (await client.list_tools()).tools)
                 call = client.call_tool

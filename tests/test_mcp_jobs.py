@@ -126,16 +126,15 @@ def test_wait_reports_progress_and_does_not_block_other_calls(env):
 
     async def scenario() -> dict:
         out = {}
-        async with Client(build_server(service)) as c:
-            async with anyio.create_task_group() as tg:
-                async def waiter() -> None:
-                    out["waited"] = await c.call_tool("index_repo", {"path": str(repo2), "wait": True},
-                                                      progress_callback=on_progress)
-                tg.start_soon(waiter)
-                await anyio.to_thread.run_sync(gate.entered.wait, 30)
-                out["search"] = await c.call_tool("search_code", {"query": "function_number_2", "repo": "proj"})
-                out["waiting"] = "waited" not in out
-                gate.release()
+        async with Client(build_server(service)) as c, anyio.create_task_group() as tg:
+            async def waiter() -> None:
+                out["waited"] = await c.call_tool("index_repo", {"path": str(repo2), "wait": True},
+                                                  progress_callback=on_progress)
+            tg.start_soon(waiter)
+            await anyio.to_thread.run_sync(gate.entered.wait, 30)
+            out["search"] = await c.call_tool("search_code", {"query": "function_number_2", "repo": "proj"})
+            out["waiting"] = "waited" not in out
+            gate.release()
         return out
 
     try:

@@ -284,7 +284,8 @@ def test_the_weak_note_shows_exactly_when_the_api_says_weak(site):
         box.clear()
         box.send_keys(q)
         expected = page_hits(site, q)
-        wait_for(d, lambda d: search_settled(d, expected) and d.find_element("id", "hits").get_attribute("data-query") == q)
+        wait_for(d, lambda d, q=q, expected=expected: search_settled(d, expected)
+                 and d.find_element("id", "hits").get_attribute("data-query") == q)
         notes = d.find_element("id", "search-notes").text
         assert ("Nothing close to this query was found" in notes) == weak, (q, notes)
     assert seen == {True, False}  # both cases were seen
@@ -397,9 +398,11 @@ def test_status_shows_the_index_and_an_indexing_job_runs_to_the_end(site):
                 ", ".join(f"{k} {v}" for k, v in repo["languages"].items())]
         # read in one script call: the status view re-renders as it polls, so elements found
         # by one call can be gone by the next
-        cells = lambda d: js(d, "return [...document.querySelectorAll(`#repos tr[data-repo=\"${arguments[0]}\"] td`)]"
-                                ".map(td => td.innerText.trim())", repo["repo"])
-        wait_for(d, lambda d: cells(d)[:5] == want, what=f"the row of {repo['repo']}: {want}")
+        def cells(d, name: str = repo["repo"]) -> list[str]:
+            return js(d, "return [...document.querySelectorAll(`#repos tr[data-repo=\"${arguments[0]}\"] td`)]"
+                         ".map(td => td.innerText.trim())", name)
+
+        wait_for(d, lambda d, cells=cells, want=want: cells(d)[:5] == want, what=f"the row of {repo['repo']}: {want}")
     assert str(site["bulk"].parent) in d.find_element("id", "allowed-roots").text
 
     js(d, """window.__states = [];

@@ -70,7 +70,7 @@ def test_highlight_adds_exact_lines_and_editor_links(site):
     c = site["client"]
     plain = c.get("/search", params={"q": "retry", "k": 30}).json()["hits"]
     lit = c.get("/search", params={"q": "retry", "k": 30, "highlight": "true"}).json()["hits"]
-    assert [{k: h[k] for k in p} for h, p in zip(lit, plain)] == plain  # nothing else changes
+    assert [{k: h[k] for k in p} for h, p in zip(lit, plain, strict=True)] == plain  # nothing else changes
     root = str(site["repo"].resolve())
     langs = set()
     for h in lit:

@@ -27,7 +27,7 @@ def opened(res: subprocess.CompletedProcess) -> tuple[str, str, dict]:
     return f"http://127.0.0.1:{parts.port}", token, parse_qs(parts.query)
 
 
-def test_open_serves_the_keepalive_servers_page_behind_a_fresh_token(box):
+def test_open_serves_the_keepalive_servers_page_behind_a_fresh_token(box):  # noqa: F811 - the pytest fixture imported above
     res = cli(box, "open", "--no-browser")
     base, token, query = opened(res)
     info = live(box)  # the keep-alive server was started for it
@@ -53,7 +53,7 @@ def test_open_serves_the_keepalive_servers_page_behind_a_fresh_token(box):
         httpx.get(base + "/", timeout=2)  # the page stopped with its server
 
 
-def test_open_prints_a_running_serves_url(box):
+def test_open_prints_a_running_serves_url(box):  # noqa: F811 - the pytest fixture imported above
     proc = subprocess.Popen([*CLI, "serve", "--port", "0"], cwd=box["work"], env=box["env"],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     box["pids"].add(proc.pid)
@@ -70,13 +70,13 @@ def test_open_prints_a_running_serves_url(box):
         proc.wait(timeout=30)
 
 
-def test_open_refuses_plainly_without_a_keepalive_server(box):
+def test_open_refuses_plainly_without_a_keepalive_server(box):  # noqa: F811 - the pytest fixture imported above
     res = cli(box, "open", "--no-browser", RAG_KEEPALIVE="0")
     assert res.returncode == 1 and res.stdout == ""
     assert res.stderr.startswith("error: no server holds the index") and "codeseam serve" in res.stderr
 
 
-def test_the_opened_url_works_in_a_browser(box, tmp_path):
+def test_the_opened_url_works_in_a_browser(box, tmp_path):  # noqa: F811 - the pytest fixture imported above
     require_browser()
     url = cli(box, "open", "--no-browser", "compute retry delay").stdout.strip()
     driver = chromium(tmp_path / "profile")

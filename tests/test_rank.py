@@ -146,7 +146,7 @@ def test_expanded_hits_are_whole_definitions_with_the_files_text(order):
     ranked = [(piece(CHUNKS[i]), 1.0 / (60 + n)) for n, i in enumerate(order, 1)]
     out = expand_pieces(ranked, spans, texts, k=len(ranked))
     assert [s for _, s in out] == [s for _, s in ranked]  # scores and order kept
-    for (before, _), (after, _) in zip(ranked, out):
+    for (before, _), (after, _) in zip(ranked, out, strict=True):
         assert after.text == file_lines(after.start_line, after.end_line)
         assert (after.symbol, after.kind, after.path) == (before.symbol, before.kind, before.path)
         assert after.start_line <= before.start_line and before.end_line <= after.end_line

@@ -147,9 +147,10 @@ def test_the_first_page_does_not_depend_on_k(stdlib_index):
     queries = [json.loads(x)["query"] for x in golden.read_text().splitlines()] if golden.exists() else []
     queries += ["how are arguments parsed", "SequenceMatcher", "fix gzip header parsing when the name is missing",
                 "configuration file interpolation", "where is bisect_left defined", "copy a directory tree"]
+    def page(q: str, mode: str, k: int) -> list:
+        return [(h.path, h.start_line, h.end_line) for h in stdlib_index.search(q, k=k, mode=mode).hits]
+
     for q in queries:
         for mode in ("hybrid", "bm25", "dense"):
-            def page(k: int) -> list:
-                return [(h.path, h.start_line, h.end_line) for h in stdlib_index.search(q, k=k, mode=mode).hits]
-            assert page(40)[:10] == page(10), (q, mode)
-            assert page(10)[:3] == page(3), (q, mode)
+            assert page(q, mode, 40)[:10] == page(q, mode, 10), (q, mode)
+            assert page(q, mode, 10)[:3] == page(q, mode, 3), (q, mode)

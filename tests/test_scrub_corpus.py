@@ -26,7 +26,7 @@ def changed_lines(doc) -> set[int]:
     before = doc.text.split("\n")
     after = scrub_text(doc.text).text.split("\n")
     assert len(after) == len(before)  # the line count is kept
-    return {n for n, (a, b) in enumerate(zip(before, after), 1) if a != b}
+    return {n for n, (a, b) in enumerate(zip(before, after, strict=True), 1) if a != b}
 
 
 # generic families: a line may be caught by any of them (a --password=X is a name rule too)

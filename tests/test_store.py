@@ -80,9 +80,9 @@ def test_missing_index_is_not_indexed(settings, tmp_path):
     with pytest.raises(NotIndexedError, match="nothing is indexed") as err:
         Store.open(settings, expect=META, create=False)
     assert "codeseam index" in str(err.value)
-    with Store.open(settings, expect=META, create=True) as s:
-        with pytest.raises(NotIndexedError, match="nothing is indexed"):
-            s.bm25_search("anything", 5, Filters())
+    with (Store.open(settings, expect=META, create=True) as s,
+          pytest.raises(NotIndexedError, match="nothing is indexed")):
+        s.bm25_search("anything", 5, Filters())
     Store.drop(settings)
     with pytest.raises(NotIndexedError):
         Store.open(settings, expect=META, create=False)
@@ -109,7 +109,7 @@ def test_meta_mismatch_names_what_differs_and_the_rebuild_command(settings, chan
 
 # -- ranking ----------------------------------------------------------------------------------
 
-WORDS = "parse token stream buffer socket retry delay json decode encode cache".split()
+WORDS = ["parse", "token", "stream", "buffer", "socket", "retry", "delay", "json", "decode", "encode", "cache"]
 
 
 def corpus(seed: int, n: int, tag: str) -> list[str]:
@@ -217,7 +217,7 @@ def test_dense_scores_are_cosine_similarities(store):
     hits = store.dense_search(q, 3, Filters())
     by_id = {r.id: r.dense for r in rows}
     for h in hits:
-        assert h.score == pytest.approx(sum(a * b for a, b in zip(q, by_id[h.id])), abs=1e-5)
+        assert h.score == pytest.approx(sum(a * b for a, b in zip(q, by_id[h.id], strict=True)), abs=1e-5)
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from codeseam.errors import IndexBusyError
-from codeseam.store import Filters, Store
+from codeseam.store import Store
 from codeseam.store.lite import sweep_stale_sockets
 from tests.test_store import META, rows_for, settings_for
 

@@ -37,8 +37,9 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING
 
 from .records import Answer, Citation, Hit
 
@@ -174,7 +175,7 @@ def _blocks(lines: list[str]) -> list[_Block]:
         opener = _FENCE.match(lines[i])
         if opener:
             mark, j = opener.group(1), i + 1
-            closer = re.compile(r"^\s{0,3}" + re.escape(mark[0]) + "{%d,}\\s*$" % len(mark))
+            closer = re.compile(r"^\s{0,3}" + re.escape(mark[0]) + rf"{{{len(mark)},}}\s*$")
             while j < len(lines) and not closer.match(lines[j]):
                 j += 1
             blocks.append(_Block(i, min(j + 1, len(lines)), True))
@@ -367,7 +368,7 @@ def format_sources(citations: Sequence[Citation]) -> str:
 def answer_question(
     question: str,
     hits: Sequence[Hit],
-    client: "ChatClient",
+    client: ChatClient,
     *,
     weak: bool,
     on_delta: Callable[[str], None] | None = None,

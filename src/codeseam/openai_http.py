@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 from collections.abc import Callable, Iterable, Iterator
 from urllib.parse import urlsplit, urlunsplit
 
@@ -122,7 +122,7 @@ class OpenAIClient:
     def close(self) -> None:
         self._http.close()
 
-    def __enter__(self) -> OpenAIClient:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: Any) -> None:

@@ -24,7 +24,8 @@ from __future__ import annotations
 import functools
 import re
 import string
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 from urllib.parse import quote
 
 DEFAULT_EDITOR_URL = "vscode://file{path}:{line}"
@@ -85,7 +86,7 @@ def _highlight_now(text: str, language: str, filename: str) -> list[list[Token]]
     if shown.endswith("\n"):
         lines.pop()  # the last line's newline ends it; no line follows
     if len(lines) != len(plain) or any("".join(t for _, t in a) != "".join(t for _, t in b)
-                                       for a, b in zip(lines, plain)):
+                                       for a, b in zip(lines, plain, strict=True)):
         return plain  # the lexer changed the text (e.g. stripped a BOM): what is shown must be exact
     return lines
 

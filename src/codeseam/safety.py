@@ -28,9 +28,9 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePath
-from typing import Iterable
 
 from .errors import ConfigError, UnsafePathError
 
@@ -54,7 +54,7 @@ class AllowedRoots:
 
     @classmethod
     def build(cls, configured: Iterable[str], indexed: Iterable[str], cwd: str | os.PathLike[str] | None
-              ) -> "AllowedRoots":
+              ) -> AllowedRoots:
         seen: dict[Path, str] = {}
         sources = [(p, "RAG_ALLOWED_ROOTS") for p in configured]
         sources += [(p, "indexed repo") for p in indexed]

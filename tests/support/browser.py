@@ -16,9 +16,9 @@ import shutil
 import socket
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 CHROMIUM = os.environ.get("CODESEAM_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = os.environ.get("CODESEAM_CHROMEDRIVER") or shutil.which("chromedriver") or "/usr/bin/chromedriver"

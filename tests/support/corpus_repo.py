@@ -78,10 +78,10 @@ def expand(template: str, g: Gen) -> tuple[str, dict[int, str], tuple[str, ...],
         is_hard = raw.endswith(HN)
         line = raw[: -len(HN)] if is_hard else raw
         hard += is_hard
-        kinds = []
+        kinds: list[str] = []
         multi: list[str] | None = None
 
-        def fill(m: re.Match[str]) -> str:
+        def fill(m: re.Match[str], kinds: list[str] = kinds) -> str:
             nonlocal multi
             kind, method = m.group(1), m.group(2)
             value = draw(g, method)

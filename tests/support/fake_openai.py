@@ -64,7 +64,7 @@ class FakeOpenAI:
     _thread: threading.Thread | None = None
 
     # -- scripting ---------------------------------------------------------------
-    def script(self, *replies: Reply | str) -> "FakeOpenAI":
+    def script(self, *replies: Reply | str) -> FakeOpenAI:
         for r in replies:
             self.replies.append(Reply(content=r) if isinstance(r, str) else r)
         return self
@@ -89,7 +89,7 @@ class FakeOpenAI:
         return [r["body"] for r in self.requests if r["path"].endswith("/chat/completions")]
 
     # -- lifecycle ---------------------------------------------------------------
-    def start(self) -> "FakeOpenAI":
+    def start(self) -> FakeOpenAI:
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -229,7 +229,7 @@ class FakeOpenAI:
             self._server.server_close()
             self._server = None
 
-    def __enter__(self) -> "FakeOpenAI":
+    def __enter__(self) -> FakeOpenAI:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:

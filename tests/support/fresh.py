@@ -13,8 +13,8 @@ import subprocess
 import textwrap
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 VOCAB = textwrap.dedent('''\
     """The placeholder vocabulary of the scrubber."""

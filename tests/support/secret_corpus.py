@@ -24,8 +24,8 @@ scores a scanner per line: a line is flagged when the scanner changed (or report
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
 
 from .corpus_repo import ALL_FILES, expand
 from .corpus_tokens import B32, B62, B64, URLSAFE, Gen  # noqa: F401  (re-exported for tests)

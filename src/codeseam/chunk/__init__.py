@@ -59,7 +59,7 @@ def chunk_file(path: str, text: str, *, budget: Budget = Budget(), chunker: str 
         return window_chunks(path, text, budget=budget)
     try:
         chunks = _ast_chunks(path, language, text, budget)
-    except Exception as exc:  # never fail a file: windows always work
+    except Exception as exc:  # noqa: BLE001 - never fail a file over a parser error: windows always work
         log.warning("%s: %s chunking failed, using line windows: %s", path, language, exc)
         chunks = None
     if chunks is None:

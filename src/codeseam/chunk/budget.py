@@ -8,8 +8,8 @@ is embedded is ever truncated by the model. The split: the header gets at most
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 # A span longer than this many bytes per token of the limit is taken as too big without
 # counting (code averages 3-4 bytes per word piece; a wrong "too big" only means the

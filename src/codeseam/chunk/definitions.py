@@ -45,7 +45,7 @@ class Def:
     name: str
     path: str  # dotted symbol path
     kind: str  # function | method | class | section
-    parent: "Def | None"
+    parent: Def | None
     start: int  # byte where its first unit starts (leading comments included)
     node: Any  # the definition's node (kept for the signature, computed on demand)
     sig_start: int  # where the signature starts (decorators included)
@@ -238,7 +238,9 @@ def classify(node: Any, data: bytes, data_lang: bool,
     kind: str | None = None
     if name_node is None:
         kind = _value_kind(node, last_child=True)
-        name_node = _first_ident(node) if kind is not None else None
+        if kind is None:
+            return None
+        name_node = _first_ident(node)
         if name_node is None:
             return None
     elif not words.isdisjoint(CLASS_WORDS):

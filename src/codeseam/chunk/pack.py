@@ -38,7 +38,7 @@ class Unit:
 
     __slots__ = ("start", "end", "owner", "whole")
 
-    def __init__(self, start: int, end: int, owner: "Def | None", whole: "Def | None" = None):
+    def __init__(self, start: int, end: int, owner: Def | None, whole: Def | None = None):
         self.start = start
         self.end = end
         self.owner = owner
@@ -53,7 +53,7 @@ class Unit:
 Segment = list[Unit]
 
 
-def pack_run(units: list[Unit], sizer: "Sizer") -> list[Segment]:
+def pack_run(units: list[Unit], sizer: Sizer) -> list[Segment]:
     """Pack contiguous units greedily into chunks that fit, balanced by size: each chunk
     aims at the remaining size divided by the chunks still needed.
 
@@ -96,7 +96,7 @@ def pack_run(units: list[Unit], sizer: "Sizer") -> list[Segment]:
     return out
 
 
-def segments(units: list[Unit], sizer: "Sizer") -> list[Segment]:
+def segments(units: list[Unit], sizer: Sizer) -> list[Segment]:
     """Pass 1: whole definitions alone, runs of loose units (same owner) packed."""
     out: list[Segment] = []
     i, n = 0, len(units)
@@ -124,7 +124,7 @@ def _opens(seg: Segment) -> bool:
     return False
 
 
-def _summing_fits(sizer: "Sizer", segs: list[Segment]):
+def _summing_fits(sizer: Sizer, segs: list[Segment]):
     """Token mode: does ``data[a:b]`` fit, where ``a`` and ``b`` are segment bounds?
     Sums the exact counts of the segments between them (split at line starts)."""
     starts = {seg[0].start: seg[-1].end for seg in segs}
@@ -142,7 +142,7 @@ def _summing_fits(sizer: "Sizer", segs: list[Segment]):
     return fits
 
 
-def merge_small(segs: list[Segment], sizer: "Sizer") -> list[Segment]:
+def merge_small(segs: list[Segment], sizer: Sizer) -> list[Segment]:
     """Pass 2: segments under min_bytes join a neighbour when the two fit.
 
     Preference: an opening (class header, signature) joins what follows; else a small
@@ -185,7 +185,7 @@ def merge_small(segs: list[Segment], sizer: "Sizer") -> list[Segment]:
     return out
 
 
-def pack(units: list[Unit], sizer: "Sizer") -> list[Segment]:
+def pack(units: list[Unit], sizer: Sizer) -> list[Segment]:
     """Units to chunks: segments, then small ones merged."""
     if not units:
         return []

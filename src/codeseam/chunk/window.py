@@ -74,7 +74,7 @@ def cut_long(data: bytes, a: int, b: int, sizer: Sizer) -> list[tuple[int, int]]
     return pieces
 
 
-def line_units(data: bytes, lo: int, hi: int, sizer: Sizer, owner: "Def | None") -> list[Unit]:
+def line_units(data: bytes, lo: int, hi: int, sizer: Sizer, owner: Def | None) -> list[Unit]:
     """Lines of ``data[lo:hi]`` as units; lines longer than the budget are cut."""
     units: list[Unit] = []
     pos = lo
@@ -132,7 +132,7 @@ def window_segments(data: bytes, sizer: Sizer, overlap_tokens: int = 0) -> list[
     return overlapping_segments(units, sizer, overlap_tokens)
 
 
-def window_chunks(path: str, text: str, *, budget: Budget, overlap_tokens: int = 0) -> "list[Chunk]":
+def window_chunks(path: str, text: str, *, budget: Budget, overlap_tokens: int = 0) -> list[Chunk]:
     """Line windows of ``text`` (kind ``window``), each within the budget.
 
     ``overlap_tokens=0``: an exact cover (the fallback for files without a usable

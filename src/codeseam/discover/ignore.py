@@ -14,7 +14,7 @@ pattern (globs, classes, escapes, ``**``); the evaluation order is git's (``_Rul
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 _NAMED_GROUP = re.compile(r"\(\?P<\w+>")
 _GLOB_SPECIAL = re.compile(r"([*?\[\]\\!#])")
@@ -48,14 +48,14 @@ class IgnoreRules:
         active = [p for p in pathspec.GitIgnoreSpec.from_lines(self.lines).patterns
                   if p.include is not None and p.regex is not None]
         self._rules = [_Rule(p) for p in reversed(active)]  # last pattern first
-        parts = [_NAMED_GROUP.sub("(?:", p.regex.pattern) for p in active]
+        parts = [_NAMED_GROUP.sub("(?:", p.regex.pattern) for p in active if p.regex is not None]  # (all: see active)
         self._any = re.compile("|".join(f"(?:{p})" for p in parts), re.DOTALL) if parts else None
 
     @property
     def empty(self) -> bool:
         return self._any is None
 
-    def extend(self, lines: Sequence[str], prefix: str) -> "IgnoreRules":
+    def extend(self, lines: Sequence[str], prefix: str) -> IgnoreRules:
         """These rules plus an ignore file's ``lines`` from folder ``prefix``."""
         added = [r for r in (reroot(ln, prefix) for ln in lines) if r is not None]
         return IgnoreRules((*self.lines, *added)) if added else self

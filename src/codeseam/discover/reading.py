@@ -166,7 +166,7 @@ def sniff(abs_path: str, size: int) -> tuple[str, str] | None:
             return rules.MINIFIED, f"average line of {avg} bytes over the first {len(sample)} bytes"
         return None
     except OSError as exc:
-        skip = _skip_for_oserror(abs_path, exc)
-        return skip.reason, skip.detail
+        skipped = _skip_for_oserror(abs_path, exc)
+        return skipped.reason, skipped.detail
     finally:
         os.close(fd)

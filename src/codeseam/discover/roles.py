@@ -49,6 +49,7 @@ is often source).
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 from pathlib import PurePosixPath
 
 from ..records import ROLES
@@ -193,7 +194,7 @@ def file_role(path: str, head: str = "") -> str:
 
 def _maven_test(dirs: list[str]) -> bool:
     """``src/test/...``, ``src/androidTest/...``, ``src/integrationTest/...`` (Gradle/Maven)."""
-    return any(a == "src" and (b.endswith("test") or b.endswith("tests")) for a, b in zip(dirs, dirs[1:]))
+    return any(a == "src" and (b.endswith("test") or b.endswith("tests")) for a, b in pairwise(dirs))
 
 
 def _under_source_tree(dirs: list[str]) -> bool:

@@ -18,7 +18,7 @@ changed paths, then deletes it.
 from __future__ import annotations
 
 import os
-from typing import Collection, Iterable
+from collections.abc import Collection, Iterable
 
 from . import rules
 from .ignore import IgnoreRules

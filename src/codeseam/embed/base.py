@@ -34,8 +34,13 @@ class Embedder(Protocol):
     """What the rest of codeseam codes against."""
 
     id: str  # stable identity stored in the index
-    dim: int
-    max_tokens: int | None  # content tokens that fit (no special tokens); None if unknown
+
+    # read-only: a backend may hold them as class attributes or compute them (properties)
+    @property
+    def dim(self) -> int: ...
+
+    @property
+    def max_tokens(self) -> int | None: ...  # content tokens that fit (no special tokens); None if unknown
 
     def count_tokens(self, text: str) -> int: ...
 

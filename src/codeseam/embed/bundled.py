@@ -158,7 +158,7 @@ class BundledEmbedder(BaseEmbedder):
                                                recipe=self.recipe))
         except OnnxExportError as exc:
             return self._fall_back(str(exc))
-        except Exception as exc:  # onnxruntime cannot load the cached file: re-export once
+        except Exception as exc:  # noqa: BLE001 - onnxruntime cannot load the cached file (any error): re-export once
             log.warning("cached ONNX model unusable (%s); exporting it again", exc)
             stale = cached_onnx(self.cache_root, NAME, self.model_dir)
             if stale:
@@ -167,7 +167,7 @@ class BundledEmbedder(BaseEmbedder):
                 return self._load_onnx(ensure_onnx(self.cache_root, NAME, self.model_dir,
                                                    threads=self.threads, precision=self.precision,
                                                recipe=self.recipe))
-            except Exception as again:
+            except Exception as again:  # noqa: BLE001 - still unusable: the torch engine instead, with the reason
                 return self._fall_back(f"{type(again).__name__}: {again}")
 
     def _load_onnx(self, path: Path) -> Any:

@@ -85,7 +85,7 @@ def _load(ref: str, local_files_only: bool) -> Any:
 
         hf_logging.disable_progress_bar()  # library code never draws on the terminal
         model = SentenceTransformer(ref, device="cpu", local_files_only=local_files_only)
-    except Exception as exc:  # missing model, bad directory, broken weights ...
+    except Exception as exc:  # noqa: BLE001 - missing model, bad directory, broken weights ...: one clear error
         where = "is not a model directory" if Path(ref).exists() else "is not available offline"
         raise EmbeddingError(
             f"sentence-transformers model {ref!r} {where}: {type(exc).__name__}: "

@@ -15,8 +15,8 @@ import logging
 import sqlite3
 import threading
 import time
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Iterable, Sequence
 
 log = logging.getLogger(__name__)
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 import tenacity
 
@@ -82,7 +83,7 @@ class Enricher:
     # -- construction ------------------------------------------------------------------
     @classmethod
     def from_settings(cls, settings: Any, *, probe: bool = True, transport: Any = None,
-                      **options: Any) -> "Enricher":
+                      **options: Any) -> Enricher:
         """An enricher for ``settings`` (``llm_*``, ``enrich_language``, ``enrich_concurrency``,
         cache under ``data_path``). With ``probe`` the LLM is checked once, up front:
         ``LLMUnavailableError`` (no model configured, server unreachable, key refused) is
@@ -186,7 +187,7 @@ class Enricher:
         self.client.close()
         self.cache.close()
 
-    def __enter__(self) -> "Enricher":
+    def __enter__(self) -> Enricher:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -341,7 +342,7 @@ class Enricher:
         an estimate profits even from a run that was not closed)."""
         with self._lock:
             seconds = self._latency[0] - self._recorded[0]
-            asked = self._latency[1] - self._recorded[1]
+            asked = int(self._latency[1] - self._recorded[1])  # a count of chunks (the list also holds seconds)
             self._recorded = list(self._latency)
         if asked > 0:
             self.cache.record_rate(self.model, seconds / asked, asked)

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from ..chunk import CHUNKER_VERSION, Budget, chunk_file
 from ..discover import discover, read_text
@@ -80,7 +80,7 @@ def build_plain_index(settings, corpus_root: Path, repo_id: str,
         vectors = embedder.embed_documents([c.indexed_text for c in chunks])
         ordinals: dict[str, int] = {}
         rows = []
-        for c, v in zip(chunks, vectors):
+        for c, v in zip(chunks, vectors, strict=True):
             n = ordinals[c.path] = ordinals.get(c.path, -1) + 1
             rows.append(ChunkRow(chunk_row_id(repo_id, c.path, n, c.hash), repo_id, "", c, v))
         for i in range(0, len(rows), 256):

@@ -17,8 +17,9 @@ lowest score: nothing is flagged.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
+from itertools import pairwise
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ def calibrate(pos: Sequence[float], neg: Sequence[float]) -> Calibration:
         raise ValueError("calibration needs positive and negative scores")
     values = sorted(set(pos) | set(neg))
     best: tuple[float, float, float, float] | None = None  # (ba, width, lo, hi)
-    for lo, hi in zip(values, values[1:]):
+    for lo, hi in pairwise(values):
         t = (lo + hi) / 2
         a, f = rates(pos, neg, t)
         key = ((a + 1 - f) / 2, hi - lo, lo, hi)
@@ -79,7 +80,7 @@ def calibrate_budget(pos: Sequence[float], neg: Sequence[float], max_false_weak:
         raise ValueError("calibration needs positive and negative scores")
     values = sorted(set(pos) | set(neg))
     best: tuple[float, float, float, float] | None = None  # (abstain, width, lo, hi)
-    for lo, hi in zip(values, values[1:]):
+    for lo, hi in pairwise(values):
         a, f = rates(pos, neg, (lo + hi) / 2)
         if f <= max_false_weak and (best is None or (a, hi - lo) > best[:2]):
             best = (a, hi - lo, lo, hi)
@@ -100,7 +101,7 @@ def calibrate_abstain(pos: Sequence[float], neg: Sequence[float], min_abstain: f
     if not pos or not neg:
         raise ValueError("calibration needs positive and negative scores")
     values = sorted(set(pos) | set(neg))
-    for lo, hi in zip(values, values[1:]):
+    for lo, hi in pairwise(values):
         a, _ = rates(pos, neg, (lo + hi) / 2)
         if a >= min_abstain:
             t = (lo + hi) / 2

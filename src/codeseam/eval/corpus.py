@@ -22,8 +22,8 @@ import hashlib
 import os
 import re
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from ..errors import ConfigError
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -38,13 +39,13 @@ class CachedEmbedder:
         found = self._lookup(list(dict.fromkeys(keys)))
         todo = list(dict.fromkeys(k for k in keys if k not in found))
         if todo:
-            first = {k: t for k, t in zip(keys, texts)}
+            first = {k: t for k, t in zip(keys, texts, strict=True)}
             vecs = self.inner.embed_documents([first[k] for k in todo])
             rows = [(self.inner.id, k, int(v.shape[0]), np.asarray(v, dtype=np.float32).tobytes())
-                    for k, v in zip(todo, vecs)]
+                    for k, v in zip(todo, vecs, strict=True)]
             with self._db:
                 self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)", rows)
-            found.update({k: np.asarray(v, dtype=np.float32) for k, v in zip(todo, vecs)})
+            found.update({k: np.asarray(v, dtype=np.float32) for k, v in zip(todo, vecs, strict=True)})
         missed = set(todo)
         self.misses += len(todo)
         self.hits += sum(1 for k in keys if k not in missed)

@@ -98,7 +98,8 @@ def parse_record(rec: object, where: str) -> GoldQuery:
         raise ConfigError(f"{where}: a negative query must have gold == []")
     if kind != NEGATIVE and not gold:
         raise ConfigError(f"{where}: a {kind} query needs at least one gold entry")
-    repo = rec.get("repo") if isinstance(rec.get("repo"), str) and rec.get("repo") else "golden"
+    repo = rec.get("repo")
+    repo = repo if isinstance(repo, str) and repo else "golden"
     return GoldQuery(rec["id"], repo, rec["query"], kind, gold)
 
 
@@ -115,7 +116,8 @@ def _span(g: object, where: str) -> GoldSpan:
     if not (isinstance(start, int) and isinstance(end, int)) or isinstance(start, bool) \
             or isinstance(end, bool) or not 1 <= start <= end:
         raise ConfigError(f"{where}: start/end must be integers with 1 <= start <= end")
-    symbol = g.get("symbol") if isinstance(g.get("symbol"), str) else ""
+    symbol = g.get("symbol")
+    symbol = symbol if isinstance(symbol, str) else ""
     return GoldSpan(path, symbol, start, end)
 
 
@@ -153,18 +155,21 @@ def load_semble(path: str | Path) -> list[GoldQuery]:
         raise ConfigError(f"{p}: not JSON ({exc.msg})") from None
     if not isinstance(data, dict) or not isinstance(data.get("tasks"), list):
         raise ConfigError(f"{p}: expected a semble annotation file: an object with 'tasks'")
-    repo = data.get("repo") if isinstance(data.get("repo"), str) and data.get("repo") else p.stem
+    repo = data.get("repo")
+    repo = repo if isinstance(repo, str) and repo else p.stem
     queries: list[GoldQuery] = []
     seen: set[str] = set()
     for i, task in enumerate(data["tasks"]):
         where = f"{p} tasks[{i}]"
         if not isinstance(task, dict) or not isinstance(task.get("query"), str) or not task["query"].strip():
             raise ConfigError(f"{where}: 'query' must be a non-empty string")
-        qid = task.get("id") if isinstance(task.get("id"), str) and task.get("id") else f"{repo}:{i}"
+        qid = task.get("id")
+        qid = qid if isinstance(qid, str) and qid else f"{repo}:{i}"
         if qid in seen:
             raise ConfigError(f"{where}: duplicate id {qid!r}")
         seen.add(qid)
-        category = task.get("category") if isinstance(task.get("category"), str) else _infer_category(task["query"])
+        category = task.get("category")
+        category = category if isinstance(category, str) else _infer_category(task["query"])
         targets = [*(task.get("relevant") or []), *(task.get("secondary") or [])]
         gold = tuple(_target(t, f"{where} target[{j}]") for j, t in enumerate(targets))
         if not gold:

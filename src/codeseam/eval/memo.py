@@ -13,7 +13,8 @@ store. Never use it around writes: it would answer from before them.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 MEMOISED = ("dense_search", "bm25_search", "term_counts", "chunk_spans", "chunks_by_ids", "repo_records",
             "definitions")

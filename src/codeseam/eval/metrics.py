@@ -30,8 +30,8 @@ Averages are macro (over queries), per kind and overall (all non-negative querie
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from .golden import GoldQuery, GoldSpan
 

@@ -17,8 +17,9 @@ when ``include_run`` is set.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from . import metrics
 from .runner import EvalResult, VariantResult
@@ -58,9 +59,10 @@ def result_json(res: EvalResult, *, settings: Any = None, include_run: bool = Fa
 
 
 def _query_json(o: metrics.Outcome, hits: int = metrics.CURVE_K) -> dict:
-    out = {"id": o.id, "kind": o.kind, "rank": o.rank, "whole_rank": o.whole_rank, "file_rank": o.file_rank,
-           "weak": o.weak, "best_similarity": None if o.best_similarity is None else round(o.best_similarity, 6),
-           "evidence": None if o.evidence is None else round(o.evidence, 6)}
+    out: dict[str, Any] = {"id": o.id, "kind": o.kind, "rank": o.rank, "whole_rank": o.whole_rank,
+                           "file_rank": o.file_rank, "weak": o.weak,
+                           "best_similarity": None if o.best_similarity is None else round(o.best_similarity, 6),
+                           "evidence": None if o.evidence is None else round(o.evidence, 6)}
     if len(o.target_ranks) > 1:
         out["target_ranks"] = list(o.target_ranks)
         out["ndcg@10"] = None if o.ndcg is None else round(o.ndcg, 6)
@@ -195,11 +197,11 @@ def calibration(res: EvalResult, name: str | None = None) -> tuple[dict, str] | 
     grid = sorted({round(c.threshold + d, 4) for d in (-0.1, -0.05, -0.03, -0.02, -0.01, 0, 0.01, 0.02, 0.03,
                                                        0.05, 0.1)})
     sens = sensitivity(pos, neg, grid)
-    data = {"variant": r.name, "index": r.variant.spec.key, "threshold": round(c.threshold, 4),
-            "abstain": c.abstain, "false_weak": c.false_weak, "balanced_accuracy": c.balanced_accuracy,
-            "gap": [round(c.gap[0], 4), round(c.gap[1], 4)], "n_pos": c.n_pos, "n_neg": c.n_neg,
-            "sensitivity": sens, "positives": sorted(round(x, 4) for x in pos),
-            "negatives": sorted(round(x, 4) for x in neg), "score": what}
+    data: dict[str, Any] = {"variant": r.name, "index": r.variant.spec.key, "threshold": round(c.threshold, 4),
+                            "abstain": c.abstain, "false_weak": c.false_weak, "balanced_accuracy": c.balanced_accuracy,
+                            "gap": [round(c.gap[0], 4), round(c.gap[1], 4)], "n_pos": c.n_pos, "n_neg": c.n_neg,
+                            "sensitivity": sens, "positives": sorted(round(x, 4) for x in pos),
+                            "negatives": sorted(round(x, 4) for x in neg), "score": what}
     if b is not None:
         all_fw = rates(pos, neg, b.threshold)[1]
         data["budget"] = {"max_false_weak": FALSE_WEAK_BUDGET, "threshold": round(b.threshold, 4),
@@ -243,7 +245,7 @@ def plot_curves(res: EvalResult, path: Path) -> None:
         pos = [o for o in r.outcomes if not o.negative]
         axes[0].plot(ks, metrics.curve(pos, "rank"), marker=".", label=r.name)
         axes[1].plot(ks, metrics.curve(pos, "whole_rank"), marker=".", label=r.name)
-    for ax, name in zip(axes, ("Recall@k (overlap)", "whole@k (contains the definition)")):
+    for ax, name in zip(axes, ("Recall@k (overlap)", "whole@k (contains the definition)"), strict=True):
         ax.set_title(name)
         ax.set_xlabel("k")
         ax.set_xticks([1, 5, 10, 15, 20])
@@ -271,7 +273,7 @@ def plot_kinds(res: EvalResult, path: Path, k: int = 5) -> None:
         xs = [j + i * width for j in range(len(kinds))]
         axes[0].bar(xs, [by_kind[kd]["mrr"] or 0 for kd in kinds], width, label=r.name)
         axes[1].bar(xs, [by_kind[kd][f"recall@{k}"] or 0 for kd in kinds], width, label=r.name)
-    for ax, name in zip(axes, ("MRR per kind", f"Recall@{k} per kind")):
+    for ax, name in zip(axes, ("MRR per kind", f"Recall@{k} per kind"), strict=True):
         ax.set_title(name)
         ax.set_xticks([j + width * (len(ran) - 1) / 2 for j in range(len(kinds))], kinds)
         ax.set_ylim(0, 1.02)

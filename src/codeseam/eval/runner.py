@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from ..errors import IndexMismatchError, LLMError
 from ..settings import Settings, load_settings
@@ -180,7 +181,7 @@ def _open_spec(spec: IndexSpec, base: Settings, corpus_root: Path, repo_id: str,
         ix = api.Index(s, create=True)
     from .embcache import CachedEmbedder
 
-    cached = ix.embedder = CachedEmbedder(ix.embedder, vector_cache)  # type: ignore[assignment]
+    cached = ix.embedder = CachedEmbedder(ix.embedder, vector_cache)
 
     def close() -> None:
         ix.close()

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 import statistics
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from . import metrics
 from .golden import SEMBLE_KINDS
@@ -49,7 +50,7 @@ def repo_scores(outcomes: Sequence[metrics.Outcome]) -> dict[str, float | None]:
 def mean_of_means(per_repo: dict[str, dict[str, float | None]], key: str = OVERALL,
                   repos: Sequence[str] | None = None) -> float | None:
     """The benchmark's headline: the mean over repositories of their means (``key``)."""
-    vals = [v[key] for r, v in per_repo.items() if (repos is None or r in repos) and v.get(key) is not None]
+    vals = [x for r, v in per_repo.items() if (repos is None or r in repos) and (x := v.get(key)) is not None]
     return statistics.fmean(vals) if vals else None
 
 

@@ -35,8 +35,9 @@ Each index a variant needs is one collection per (chunker, embedder, enrichment)
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from ..errors import ConfigError
 

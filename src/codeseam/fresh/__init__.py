@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..records import Answer, Hit
 from .refresh import Refresher

@@ -16,7 +16,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any, Callable, Collection
+from collections.abc import Callable, Collection
+from typing import Any
 
 log = logging.getLogger(__name__)
 

@@ -21,7 +21,8 @@ import bisect
 import dataclasses
 import logging
 import os
-from typing import Any, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from ..records import Hit
 

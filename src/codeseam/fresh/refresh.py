@@ -23,7 +23,8 @@ import logging
 import os
 import threading
 import time
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from ..errors import CodeseamError
 from ..records import SearchResult
@@ -149,6 +150,7 @@ class Refresher:
         with st.lock:
             if st.manifest is None:
                 load_manifest(self.ix.store, st)
+            assert st.manifest is not None  # load_manifest sets it
             if st.scan is None:
                 if record is None:
                     record = self.ix.store.repo_records().get(st.repo_id, {})
@@ -291,6 +293,7 @@ class Refresher:
                 return None
             if st.manifest is None:
                 load_manifest(self.ix.store, st)
+            assert st.manifest is not None  # load_manifest sets it
             store = ix.store
             full = (full or record.get("state") != "clean" or (store.unclean and st.repo_id not in store.verified))
             scope = None if full else expand(st, paths)
@@ -323,6 +326,7 @@ class Refresher:
             if st.note.startswith("the last sync failed"):
                 st.note = ""
         load_manifest(self.ix.store, st, scope)
+        assert st.manifest is not None  # load_manifest sets it
         if st.scan is not None:
             if scope is None:
                 st.scan.reset(st.manifest, started)

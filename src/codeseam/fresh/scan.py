@@ -20,8 +20,8 @@ from __future__ import annotations
 import bisect
 import os
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from ..discover import rules
 

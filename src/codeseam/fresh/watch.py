@@ -30,7 +30,11 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from watchfiles._rust_notify import RustNotify
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +109,7 @@ def count_folders(root: str) -> int:
 
 
 def _inotify_fds() -> set[int]:
-    out = set()
+    out: set[int] = set()
     try:
         names = os.listdir("/proc/self/fd")
     except OSError:
@@ -140,7 +144,7 @@ class Watcher:
         self._fences: list[tuple[int, threading.Event]] = []  # (call number to wait for, event)
         self._fence_lock = threading.Lock()
         self._calls = 0  # watch() calls started
-        self._notify = None
+        self._notify: RustNotify | None = None
         self._fd: int | None = None
         self._thread: threading.Thread | None = None
         self.failed = ""
@@ -204,7 +208,9 @@ class Watcher:
                 with self._fence_lock:
                     self._calls += 1
                     call = self._calls
-                result = self._notify.watch(DEBOUNCE_MS, STEP_MS, TICK_MS, self._stop)
+                notify = self._notify
+                assert notify is not None  # start() set it; only _close(), after this loop, clears it
+                result = notify.watch(DEBOUNCE_MS, STEP_MS, TICK_MS, self._stop)
                 if result == "stop":
                     break
                 if isinstance(result, set) and not self._handle(result):

@@ -101,7 +101,7 @@ def _backfill_tier(store, embedder, repo_id: str, where: dict[str, Any], stats: 
             t = time.perf_counter()
             vectors = embedder.embed_documents([text for _, text in todo])
             stats.embed_seconds += time.perf_counter() - t
-            known.update({h: v for (h, _), v in zip(todo, vectors)})
+            known.update({h: v for (h, _), v in zip(todo, vectors, strict=True)})
         with guard():
             store.put_vectors(rows, [known[r["chunk_hash"]] for r in rows])
         stats.rows += len(rows)

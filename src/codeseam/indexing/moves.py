@@ -16,7 +16,8 @@ chunks on a laptop CPU.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..records import Chunk, content_hash
 

@@ -8,7 +8,7 @@ besides its content (a change re-chunks the repo, reusing vectors by hash).
 from __future__ import annotations
 
 import json
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..chunk import CHUNKER_VERSION, Budget
 from ..discover.roles import ROLES_VERSION

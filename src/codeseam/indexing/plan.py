@@ -27,8 +27,8 @@ row counts and file hashes per path finds both. A clean close costs no check.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Collection, Mapping, Sequence
 
 from ..records import SourceFile
 

@@ -11,8 +11,9 @@ import contextlib
 import dataclasses
 import logging
 import time
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Collection, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .. import faults
 from ..chunk import chunk_file
@@ -23,6 +24,9 @@ from .report import IndexReport, count_reasons
 from ..records import Chunk, Skip, SourceFile
 from .pipeline import make_budget, pipeline_fingerprint
 from .plan import PENDING, ManifestEntry, SyncPlan, chunk_row_id, plan_sync
+
+if TYPE_CHECKING:
+    from .moves import MovedVectors
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +68,7 @@ class IndexRun:
         self.verifying = False  # stored rows were checked against the manifest in this run
         self.scope = None if scope is None else frozenset(scope)
         self.stop_when = stop_when
-        self.moved = None  # MovedVectors of the paths this run deletes
+        self.moved: MovedVectors | None = None  # of the paths this run deletes
 
     # -- the run -------------------------------------------------------------------------
     def run(self, discovery: Discovery) -> IndexReport:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from itertools import pairwise
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -37,7 +38,7 @@ how does do did what where when why who whose there here it its i me my we you y
 implemented implement implementation implementations defined define definition declared declaration
 source code function functions method methods class classes module modules work works working
 show find look locate see
-""".split())
+""".split())  # noqa: SIM905 - a word list reads better as words
 SHORT_QUERY_WORDS = 3  # a query with at most this many content words is a lookup
 _QUERY_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _CAMEL = re.compile(r"[a-z][A-Z]")
@@ -168,7 +169,7 @@ control controls evaluate evaluates initialize initialise init copy copies clone
 send sends receive receives accept serialize serialise deserialize deserialise marshal unmarshal
 lazily securely properly correctly always never don't dont do not stop made suggest suggests provide
 provides give gives abort aborts shift shifts attempt attempts harden catch catches terminate terminates
-""".split())
+""".split())  # noqa: SIM905 - a word list reads better as words
 # Words that begin a noun phrase as often as an instruction ("request context handling",
 # "test runner", "error messages"): an instruction only when a determiner or a preposition
 # follows ("request a token", "test that the ...").
@@ -256,7 +257,7 @@ def intent(query: str) -> str:
         cw = [w.lower() for w in _LATIN_WORD.findall(clause)]
         if cw and cw[0] in BEHAVIOUR_VERBS and (cw[0] not in _AMBIGUOUS or (len(cw) > 1 and cw[1] in _DETERMINERS)):
             return "behaviour"
-    for a, b in zip(words, words[1:]):
+    for a, b in pairwise(words):
         if a in ("that", "which") and (b in BEHAVIOUR_VERBS or b.endswith("s") and b[:-1] in BEHAVIOUR_VERBS):
             return "behaviour"
     return "topic"
@@ -268,7 +269,7 @@ def intent(query: str) -> str:
         cw = [w.lower() for w in _LATIN_WORD.findall(clause)]
         if cw and cw[0] in BEHAVIOUR_VERBS and (cw[0] not in _AMBIGUOUS or (len(cw) > 1 and cw[1] in _DETERMINERS)):
             return "behaviour"
-    for a, b in zip(words, words[1:]):
+    for a, b in pairwise(words):
         if a in ("that", "which") and (b in BEHAVIOUR_VERBS or b.endswith("s") and b[:-1] in BEHAVIOUR_VERBS):
             return "behaviour"
     return "topic"
@@ -326,7 +327,7 @@ def with_forms(text: str, exact: int = 2) -> str:
 # which code, so the BM25 query leaves them out (``rank.CHANGE_WORDS``).
 CHANGE_OPENERS = frozenset("""fix fixes fixed add adds added allow allows support supports remove removes update
 updates change changes improve improves make makes use uses ensure ensures avoid avoids prevent prevents handle
-handles correct don't dont do stop revert reverts bugfix hotfix re-add readd better""".split())
+handles correct don't dont do stop revert reverts bugfix hotfix re-add readd better""".split())  # noqa: SIM905 - a word list reads better as words
 
 
 def is_change(query: str) -> bool:

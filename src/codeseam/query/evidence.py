@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import re
 import statistics
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 # Questions about what no code repository is about: their best similarity is the floor of a
 # corpus (the median is robust to the odd probe that a repository does touch).

@@ -11,8 +11,9 @@ scores are min-max normalised to 0..1 (a list with one distinct score maps to 1.
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Hashable, Iterable, Mapping, Sequence, TypeVar
+from typing import TypeVar
 
 T = TypeVar("T", bound=Hashable)
 
@@ -21,7 +22,7 @@ def rrf(rankings: Sequence[Sequence[T]], *, k: int = 60, weights: Sequence[float
     """Reciprocal rank fusion of ranked id lists, best first."""
     weights = weights or [1.0] * len(rankings)
     scores: dict[T, float] = {}
-    for ranking, w in zip(rankings, weights):
+    for ranking, w in zip(rankings, weights, strict=True):
         for place, doc in enumerate(ranking, start=1):
             scores[doc] = scores.get(doc, 0.0) + w / (k + place)
     return _ordered(scores, rankings)
@@ -30,7 +31,7 @@ def rrf(rankings: Sequence[Sequence[T]], *, k: int = 60, weights: Sequence[float
 def weighted(scored: Sequence[Sequence[tuple[T, float]]], weights: Sequence[float]) -> list[tuple[T, float]]:
     """Weighted sum of min-max normalised scores, best first."""
     scores: dict[T, float] = {}
-    for lst, w in zip(scored, weights):
+    for lst, w in zip(scored, weights, strict=True):
         if not lst:
             continue
         vals = [s for _, s in lst]

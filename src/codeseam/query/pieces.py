@@ -16,8 +16,9 @@ joined in order are the file's text of their lines).
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
-from typing import Collection, Sequence
+from itertools import pairwise
 
 SPLIT_KINDS = frozenset({"function", "method"})
 
@@ -141,8 +142,9 @@ def expand_pieces(ranked: Sequence[tuple[Piece, float]], spans, texts, k: int,
     out = []
     for i, (p, s) in enumerate(head):
         run = runs.get(i)
-        parts = [got.get(c.id) for c in run] if run else []
-        if parts and all(parts) and all(adjacent(a, b) for a, b in zip(parts, parts[1:])):
+        found = [got.get(c.id) for c in run] if run else []
+        parts = [x for x in found if x is not None]  # all of them, or the file changed in between
+        if parts and len(parts) == len(found) and all(adjacent(a, b) for a, b in pairwise(parts)):
             out.append((replace(_join(parts), symbol=p.symbol, kind=p.kind, role=p.role), s))
         else:
             out.append((p, s))  # not whole, or the file changed between the two reads

@@ -45,7 +45,8 @@ Kind prior
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterable, Mapping, Sequence, TypeVar
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TypeVar
 
 T = TypeVar("T")
 
@@ -163,7 +164,7 @@ supported make makes made use uses used handle handles handling improve improves
 remove removes removed update updates updated change changes changed correct correctly properly proper
 avoid avoids prevent prevents ensure ensures when not dont don't doesnt doesn't no should must can could
 being be been being also only now new instead properly incorrect wrong
-""".split())
+""".split())  # noqa: SIM905 - a word list reads better as words
 
 
 

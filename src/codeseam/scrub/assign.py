@@ -21,7 +21,8 @@ token, secret or key.
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
+from itertools import pairwise
 
 from .shapes import Span, is_placeholder, mask
 from .vocab import (COMPOUND_NAMES, DOC_EXAMPLES, FIELD_WORDS, FIXTURE_WORDS, KEY_QUALIFIERS,
@@ -153,13 +154,13 @@ def _random_ident(value: str) -> bool:
     if len(value) < 12 or value.lower() == value or value.upper() == value or not any(c.isdigit() for c in value):
         return False
     kinds = ["u" if c.isupper() else "l" if c.islower() else "d" if c.isdigit() else "s" for c in value]
-    return sum(a != b for a, b in zip(kinds, kinds[1:])) >= len(value) / 4
+    return sum(a != b for a, b in pairwise(kinds)) >= len(value) / 4
 
 
 def _sequential(value: str) -> bool:
     """abcdefgh123, 12345678: typed runs, not drawn at random."""
     low = value.lower()
-    runs = sum(ord(b) - ord(a) in (1, -1) for a, b in zip(low, low[1:]))
+    runs = sum(ord(b) - ord(a) in (1, -1) for a, b in pairwise(low))
     return runs >= (len(value) - 1) * 0.6
 
 
@@ -357,6 +358,7 @@ def assignment_check(text: str, m: re.Match[str]) -> Iterable[Span]:
                 q = _QUOTED.match(text, ann.end(), line_end)
                 if q is None:
                     return ()
+    span: tuple[int, int] | None
     if q is not None:
         if text[q.start():q.start("q")].lower().count("f") or _EXPRESSION.match(text, q.end(), line_end):
             return ()  # an f-string, a concatenation, a format call, a fallback expression

@@ -6,9 +6,9 @@ from __future__ import annotations
 import bisect
 import logging
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from ..errors import ConfigError
 from ..records import Redaction
@@ -96,6 +96,7 @@ def _candidates(text: str) -> list[Span]:
         if ch in text:
             present.update(rule_ids)
     found: list[Span] = []
+    m: re.Match[str] | None
     for ri in sorted(present | starts.keys()):
         rule = RULES[ri]
         if not rule.anchored:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from .assign import _FORMAT, secret_name, value_is_literal
 from .shapes import Span, is_placeholder, mask

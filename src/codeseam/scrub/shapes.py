@@ -4,7 +4,8 @@ placeholders, randomness) and returns the spans to redact. Also ``mask``, the sa
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterable, NamedTuple
+from collections.abc import Callable, Iterable
+from typing import NamedTuple
 
 from .vocab import (EMAIL_GTLDS, NOT_CC_TLDS, PLACEHOLDER_LOCALS, PLACEHOLDER_WORDS, RESERVED_DOMAINS,
                     RESERVED_TLDS, SERVICE_LOCALS)
@@ -254,9 +255,9 @@ def email_check(text: str, m: re.Match[str]) -> Iterable[Span]:
     if not local or local.endswith(".") or ".." in local or local.lower() in SERVICE_LOCALS \
             or local.lower() in PLACEHOLDER_LOCALS:
         return ()
-    if start > 0 and text[start - 1] in _EMAIL_BANNED_LEFT:  # a@b@c, scheme:user@, path/user@
-        if not text[max(0, start - 7):start].lower().endswith("mailto:"):
-            return ()
+    if start > 0 and text[start - 1] in _EMAIL_BANNED_LEFT \
+            and not text[max(0, start - 7):start].lower().endswith("mailto:"):  # a@b@c, scheme:user@, path/user@
+        return ()
     domain = m.group("domain").lower()
     tld = domain.rsplit(".", 1)[-1]
     if not tld.isalpha() or tld in RESERVED_TLDS or domain.endswith(RESERVED_DOMAINS):
@@ -302,7 +303,7 @@ def random_body(body: str, min_classes: int = 2) -> bool:
 
 
 def provider_check(kind: str, body_from: int, *, group: str | None = None,
-                   back: "re.Pattern[str] | None" = None, back_max: int = 0,
+                   back: re.Pattern[str] | None = None, back_max: int = 0,
                    min_classes: int = 2, right: bool = True, b64_left: bool = False,
                    left: str | None = None, back_fixed: bool = True) -> Check:
     """A check for a provider token: not inside a longer word, not a placeholder or a

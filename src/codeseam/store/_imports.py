@@ -47,10 +47,17 @@ class _DataFrameMeta(type):
 
 
 class _PandasStub(_Stub):
+    DataFrame: type  # set in _stubs
+    api: _ApiStub
+
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
         return getattr(_real("pandas"), name)
+
+
+class _ApiStub(_Stub):
+    types: _TypesStub  # set in _stubs
 
 
 class _TypesStub(_Stub):
@@ -66,7 +73,7 @@ class _TypesStub(_Stub):
 
 
 def _stubs() -> dict[str, types.ModuleType]:
-    pandas, api, api_types = _PandasStub("pandas"), _Stub("pandas.api"), _TypesStub("pandas.api.types")
+    pandas, api, api_types = _PandasStub("pandas"), _ApiStub("pandas.api"), _TypesStub("pandas.api.types")
     pandas.DataFrame = _DataFrameMeta("DataFrame", (), {"__module__": "pandas"})
     pandas.api, api.types = api, api_types
     pandas.__path__, api.__path__ = [], []  # packages, so submodule imports resolve

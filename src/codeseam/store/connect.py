@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..errors import NotIndexedError, StoreError
 from ..settings import Settings
@@ -36,7 +37,7 @@ def run_all(closers: list[Callable[[], None]]) -> None:
     for close in closers:
         try:
             close()
-        except Exception:  # noqa: BLE001 - closing must not hide the error being raised
+        except Exception:  # closing must not hide the error being raised
             log.warning("error while closing the store", exc_info=True)
 
 
@@ -75,7 +76,7 @@ def _connect_server(uri: str, token: str) -> Connection:
     pymilvus = import_pymilvus()
     try:
         client = pymilvus.MilvusClient(uri=uri, token=token, timeout=10)
-    except Exception as exc:  # noqa: BLE001 - any connect failure is one clear message
+    except Exception as exc:  # any connect failure is one clear message
         raise StoreError(f"cannot reach Milvus at {uri}: {str(exc)[:300]}",
                          hint="check RAG_MILVUS_URI / RAG_MILVUS_TOKEN and that the server runs") from exc
     calls = MilvusCalls(client, retry_times=10, where=uri)
@@ -99,11 +100,11 @@ def _lite_client(db: Path, server: Any) -> Any:
         server.wait_ready()
         try:
             return pymilvus.MilvusClient(uri=server.uri, timeout=30)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             raise StoreError(f"cannot connect to Milvus Lite for {db}: {str(exc)[:300]}") from exc
     try:  # milvus-lite other than 2.5.x: pymilvus' own path (slower start)
         return pymilvus.MilvusClient(uri=str(db))
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         if "Open local milvus failed" in str(exc):
             raise busy_error(db, holder_of(db)) from None
         raise StoreError(f"cannot open Milvus Lite file {db}: {str(exc)[:300]}") from exc

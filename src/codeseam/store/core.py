@@ -12,8 +12,9 @@ import json
 import logging
 import threading
 from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any
 
 from ..errors import NotIndexedError
 from ..records import ROLES, content_hash
@@ -69,7 +70,7 @@ class Store(Retrieval, PendingRows):
     # -- lifecycle ---------------------------------------------------------------------------
     @classmethod
     def open(cls, settings: Settings, *, expect: IndexMeta | None, create: bool,
-             reset: bool = False, lock_timeout: float = 0.0) -> "Store":
+             reset: bool = False, lock_timeout: float = 0.0) -> Store:
         """Open the index of ``settings``.
 
         ``create=True`` (indexing) creates a missing index with meta ``expect``; otherwise a
@@ -99,7 +100,7 @@ class Store(Retrieval, PendingRows):
     def close(self) -> None:
         self._conn.close()
 
-    def __enter__(self) -> "Store":
+    def __enter__(self) -> Store:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -188,13 +189,14 @@ class Store(Retrieval, PendingRows):
         vectors = check_vectors([zero if r.dense is None else r.dense for r in rows], self.meta.dim,
                                 "chunk rows")
         dicts, sizes = [], []
-        for row, vector in zip(rows, vectors):
+        for row, vector in zip(rows, vectors, strict=True):
             c = row.chunk
             check_repo_id(row.repo_id)
             check_chunk_id(row.id)
-            values = {"id": row.id, "repo_id": row.repo_id, "path": c.path, "language": c.language,
-                      "symbol": c.symbol, "parent": c.parent, "kind": c.kind, "role": c.role, "text": c.text,
-                      "indexed_text": c.indexed_text, "file_hash": row.file_hash, "chunk_hash": c.hash}
+            values: dict[str, Any] = {"id": row.id, "repo_id": row.repo_id, "path": c.path, "language": c.language,
+                                      "symbol": c.symbol, "parent": c.parent, "kind": c.kind, "role": c.role,
+                                      "text": c.text, "indexed_text": c.indexed_text, "file_hash": row.file_hash,
+                                      "chunk_hash": c.hash}
             for field, value in values.items():
                 check_varchar(field, value)
             values.update(start_line=int(c.start_line), end_line=int(c.end_line), dense=vector)

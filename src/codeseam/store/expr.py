@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 from ..errors import ConfigError
 

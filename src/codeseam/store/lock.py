@@ -27,7 +27,7 @@ class IndexLock:
         self._fd: int | None = None
         self.previous: dict | None = None  # what the last holder recorded (it may have died)
 
-    def acquire(self, timeout: float = 0.0) -> "IndexLock":
+    def acquire(self, timeout: float = 0.0) -> IndexLock:
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         deadline = time.monotonic() + max(timeout, 0.0)
         while True:

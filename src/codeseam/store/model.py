@@ -7,8 +7,8 @@ deleted the old rows of its ids, so rows are validated here, in Python, before a
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from ..errors import ConfigError, StoreError
 from ..records import Chunk
@@ -48,7 +48,7 @@ class IndexMeta:
     chunker_version: str
     schema_version: int
 
-    def differences(self, other: "IndexMeta") -> list[str]:
+    def differences(self, other: IndexMeta) -> list[str]:
         """Human lines naming each field where ``self`` (the index) differs from ``other``."""
         names = {"embedder_id": "embedder", "dim": "dimension", "chunker_version": "chunker version",
                  "schema_version": "schema version"}

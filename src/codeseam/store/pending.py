@@ -16,11 +16,17 @@ from collections.abc import Mapping, Sequence
 
 from . import schema as sch
 from .expr import all_of, eq, is_in, literal
-from .model import check_repo_id, check_vectors
+from .client import MilvusCalls
+from .model import IndexMeta, check_repo_id, check_vectors
 
 
 class PendingRows:
     """Mixin of ``Store``: needs ``self._m``, ``self.names`` and ``self.meta``."""
+
+    # Store's (declared for the type checker: annotations only, nothing set here)
+    _m: MilvusCalls
+    names: sch.Names
+    meta: IndexMeta | None
 
     def pending_rows(self, repo_id: str, limit: int, roles: Sequence[str] | None = None,
                      other_than: Sequence[str] = ()) -> list[dict[str, Any]]:
@@ -38,7 +44,7 @@ class PendingRows:
             raise ValueError(f"{len(rows)} rows but {len(vectors)} vectors")
         checked = check_vectors(vectors, self.meta.dim, "backfill vectors")
         out, sizes = [], []
-        for row, vector in zip(rows, checked):
+        for row, vector in zip(rows, checked, strict=True):
             new = {k: v for k, v in row.items() if k not in sch.DERIVED_FIELDS}
             new["dense"] = vector
             new[sch.EMBEDDED] = True

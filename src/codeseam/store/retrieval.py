@@ -8,14 +8,14 @@ dense side. Fusion beyond Milvus' RRFRanker is the caller's (``query/``).
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from ..errors import ConfigError, StoreError
 from ..records import ROLES
 from . import schema as sch
-from .client import MAX_WINDOW
+from .client import MAX_WINDOW, MilvusCalls
 from .expr import all_of, compile_glob, eq, is_in, quotable
-from .model import Filters, StoredChunk, check_repo_id, check_vector
+from .model import Filters, IndexMeta, StoredChunk, check_repo_id, check_vector
 
 TIE_MARGIN = 8  # rows fetched past k to settle ties at the k-th place
 
@@ -23,6 +23,14 @@ TIE_MARGIN = 8  # rows fetched past k to settle ties at the k-th place
 class Retrieval:
     """Mixin of ``Store``: needs ``self._m``, ``self.names``, ``self.meta``, ``self.server``,
     ``_ensure_known`` and ``_ensure_any``."""
+
+    # Store's (declared for the type checker: annotations only, nothing set here)
+    _m: MilvusCalls
+    names: sch.Names
+    meta: IndexMeta | None
+    server: bool
+    _ensure_known: Callable[[Iterable[str]], None]
+    _ensure_any: Callable[[], None]
 
     def dense_search(self, vector: Sequence[float], k: int, filters: Filters) -> list[StoredChunk]:
         """Nearest chunks; ``score`` is the cosine similarity (inner product of unit vectors).
@@ -72,7 +80,7 @@ class Retrieval:
             if self._m.exists(self.names.chunks, ""):
                 raise
             return {w: 0 for w in words}  # no rows: BM25 cannot score (see bm25_search)
-        return {w: len(hits) for w, hits in zip(words, found)}
+        return {w: len(hits) for w, hits in zip(words, found, strict=True)}
 
     def bm25_paths(self, words: str, filters: Filters, limit: int = MAX_WINDOW) -> tuple[set[tuple[str, str]], bool]:
         """``(repo_id, path)`` of the chunks whose ``indexed_text`` holds any of ``words`` (BM25

@@ -48,7 +48,7 @@ class Names:
     meta: str
 
     @classmethod
-    def of(cls, collection: str) -> "Names":
+    def of(cls, collection: str) -> Names:
         return cls(collection, f"{collection}_files", f"{collection}_meta")
 
     def all(self) -> tuple[str, str, str]:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 SNIPPET_LINES = 6
 
@@ -20,10 +23,11 @@ class IndexProgress:
 
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
-        self._progress = None
-        self._files = self._chunks = None
+        self._progress: Progress | None = None
+        self._files: TaskID | None = None
+        self._chunks: TaskID | None = None
 
-    def __enter__(self) -> "IndexProgress":
+    def __enter__(self) -> IndexProgress:
         if self.enabled:
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
