@@ -136,6 +136,7 @@ def main() -> None:
                                     **measure(Path(args.cache) / f"data-{size}", base, queries, args.rounds)}
     data["load"] = load_avg()
     out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
     (out / "rank-latency.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     (out / "rank-latency.md").write_text(render(data), encoding="utf-8")
     print(render(data))

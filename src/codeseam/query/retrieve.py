@@ -111,14 +111,16 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
         # process embeds the query: a search costs the longer of the two, not their sum
         sparse_job = _background(store.bm25_search, text, depth, filters) if mode != "dense" else None
         decls_job = _background(store.definitions, info.names, filters) if fetch else None
+        evidence_job = _background(_evidence_inputs, store, embedder, query, filters)
         try:
             qvec = embedder.embed_query(query)
             dense = store.dense_search(qvec, depth, filters)
         finally:
             sparse = sparse_job.result() if sparse_job else []
             decls = decls_job.result() if decls_job else []
+            null, counts = evidence_job.result()
     best = max((c.score for c in dense), default=None)
-    score, counts = _evidence(store, embedder, query, filters, best, lock)
+    score, counts = _evidence(best, null, counts)
     weak = is_weak(score, weak_threshold(settings, embedder.id, language(query)))
     # the dense list counts less when it found nothing close, whatever the query's language (a
     # Turkish query's dense ranking is no more reliable for not being flagged)
@@ -245,17 +247,24 @@ def _boosts(ranked: list, info, options: RetrieveOptions) -> list:
     return ranked
 
 
-def _evidence(store, embedder, query: str, filters, best: float | None, lock) -> tuple[float | None, dict]:
-    """The weak-evidence score (``evidence.py``) of a query over the repos in scope, and
-    the document counts of its words (capped)."""
+def _evidence_inputs(store, embedder, query: str, filters) -> tuple[float, dict]:
+    """What the weak-evidence score needs besides the best dense similarity: the null
+    similarity of the repos in scope and the document counts of the query's words (capped).
+    Neither depends on the query's vector, so ``retrieve`` reads them while it embeds."""
+    from . import evidence
+
+    words = evidence.query_words(query, NOISE_WORDS | CHANGE_WORDS)
+    counts = store.term_counts(words, filters.repos, evidence.RARE_CAP)
+    return evidence.null_for(store, embedder, filters.repos), counts
+
+
+def _evidence(best: float | None, null: float, counts: dict) -> tuple[float | None, dict]:
+    """The weak-evidence score (``evidence.py``) and the word counts it used; no score (and
+    no counts) without a dense similarity."""
     from . import evidence
 
     if best is None:
         return None, {}
-    words = evidence.query_words(query, NOISE_WORDS | CHANGE_WORDS)
-    with lock or contextlib.nullcontext():
-        counts = store.term_counts(words, filters.repos, evidence.RARE_CAP)
-        null = evidence.null_for(store, embedder, filters.repos)
     return evidence.evidence_score(best, null, evidence.rarest_count(counts)), counts
 
 
