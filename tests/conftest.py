@@ -39,7 +39,7 @@ def clean_session_env(request: pytest.FixtureRequest, tmp_path_factory: pytest.T
     """The environment of the whole session (session and module fixtures included)."""
     home = tmp_path_factory.mktemp("home")
     (home / "data" / "codeseam").mkdir(parents=True)
-    cache = request.config.cache
+    cache = getattr(request.config, "cache", None)  # absent under -p no:cacheprovider
     models = cache.mkdir("codeseam-models") if cache is not None else home / "models"
     (home / "data" / "codeseam" / "models").symlink_to(models, target_is_directory=True)
     with pytest.MonkeyPatch.context() as mp:
