@@ -114,13 +114,15 @@ class QueryInfo:
     a lookup of its declaration. ``names``: the names to look up as declarations, exactly as
     typed (the last part of a qualified name, and the whole): the query's own name for a
     symbol query, the identifier-shaped names inside a question otherwise. ``words``: the
-    lower-cased content words (question words out), for matching file paths.
+    lower-cased content words (question words out), for matching file paths. ``intent``: the
+    query's kind (``intent``), which decides the file-level levers and the path match.
     """
 
     text: str
     symbol: bool
     names: tuple[str, ...]
     words: tuple[str, ...]
+    intent: str
 
 
 def analyze(query: str) -> QueryInfo:
@@ -133,7 +135,7 @@ def analyze(query: str) -> QueryInfo:
         names = tuple(dict.fromkeys(_EMBEDDED_NAME.findall(q)))
     words = tuple(dict.fromkeys(w.lower() for w in _WORD.findall(q)
                                 if len(w) > 2 and w.lower() not in PATH_STOP))
-    return QueryInfo(q, symbol, names, words)
+    return QueryInfo(q, symbol, names, words, intent(q))
 
 
 # -- intent: a question about a part of the code, or a description of one behaviour -------------
@@ -249,18 +251,6 @@ def intent(query: str) -> str:
         return "topic"
     if any(w in _SENTENCE_WORDS or w in _CHANGE_MARKS for w in words):
         return "behaviour"
-    if first in BEHAVIOUR_VERBS and (first not in _AMBIGUOUS or nxt in _DETERMINERS):
-        return "behaviour"
-    # a main clause after a leading phrase ("on invalid input, print the usage"), or a relative
-    # clause that says what a thing does ("a file buffer that moves its contents to disk")
-    for clause in re.split(r"[,;:]", q)[1:]:
-        cw = [w.lower() for w in _LATIN_WORD.findall(clause)]
-        if cw and cw[0] in BEHAVIOUR_VERBS and (cw[0] not in _AMBIGUOUS or (len(cw) > 1 and cw[1] in _DETERMINERS)):
-            return "behaviour"
-    for a, b in pairwise(words):
-        if a in ("that", "which") and (b in BEHAVIOUR_VERBS or b.endswith("s") and b[:-1] in BEHAVIOUR_VERBS):
-            return "behaviour"
-    return "topic"
     if first in BEHAVIOUR_VERBS and (first not in _AMBIGUOUS or nxt in _DETERMINERS):
         return "behaviour"
     # a main clause after a leading phrase ("on invalid input, print the usage"), or a relative

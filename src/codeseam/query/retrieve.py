@@ -141,7 +141,7 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
     rare = [w for w, c in counts.items() if 0 < c <= RARE_WORD or w in one_file]
     rare = rare if held and len(rare) == len(held) else []
     ranked = _priors(ranked, query, mode, settings, options, [] if hard else names, rare)
-    spread = _spreads(query, info, options)
+    spread = _spreads(info, options)
     ranked = _stack(ranked, info, options, spread)
     if hard:
         ranked = sorted(ranked, key=lambda ps: not names_definition(ps[0].path, ps[0].symbol, names))
@@ -160,20 +160,11 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
     return SearchResult(query=query, weak=weak, hits=hits, best_similarity=best, evidence=score, signals=signals)
 
 
-def _intent(query: str) -> str:
-    from .analysis import intent
-
-    return intent(query)
-
-
-def _spreads(query: str, info, options: RetrieveOptions) -> bool:
+def _spreads(info, options: RetrieveOptions) -> bool:
     """Do the file-level levers (coherence, saturation) apply to this query's intent?"""
     if options.file_levers == "all":
         return True
-    from .analysis import intent
-
-    kind = intent(query)
-    return kind == "topic" or (kind == "symbol" and options.file_levers == "topic+symbol")
+    return info.intent == "topic" or (info.intent == "symbol" and options.file_levers == "topic+symbol")
 
 
 def _expand(kept: list, store, lock, head: int) -> list:
@@ -242,7 +233,7 @@ def _boosts(ranked: list, info, options: RetrieveOptions) -> list:
             scale = 1.0 if info.symbol else 0.5
             return t * bonus * scale * rank.ROLE_WEIGHTS.get(p.role, 1.0)  # a test double declares nothing
         ranked = rank.boost_declarations(ranked, tier, weight=options.decl_weight)
-    if options.path_weight and info.words and (options.path_levers == "all" or _intent(info.text) != "behaviour"):
+    if options.path_weight and info.words and (options.path_levers == "all" or info.intent != "behaviour"):
         ranked = rank.boost_path_match(ranked, lambda p: p.path, info.words, weight=options.path_weight)
     return ranked
 
