@@ -160,7 +160,7 @@ def _analyzer_cache(cache: Path, params: dict) -> str:
     return str(other)
 
 
-PREVIOUS = "+path0+decl0+sat1+coh0+legacy1+noforms+nochg"  # last round's default, every new lever off
+PREVIOUS = "+path0+decl0+sat1+coh0+legacy1+noforms+nochg+noproj"  # last round's default, every new lever off
 MAIN = [
     ("hybrid-ast", "the default: dense + BM25, fused, the ranking stack"),
     ("bm25-ast", "BM25 alone with the ranking stack (what a first index has before vectors)"),
@@ -173,6 +173,7 @@ MAIN = [
 # each kept lever switched off (or changed) against the default
 KEPT = [
     ("+path0", "no path match (query words naming the file or folder)"),
+    ("+noproj", "the searched repository's name kept in the BM25 query and the path match"),
     ("+decl0", "no declaration boost"),
     ("+nofetch", "declarations only among the candidates (not fetched by symbol)"),
     ("+sat1", "no saturation (a file's later chunks count fully)"),

@@ -154,3 +154,80 @@ def test_the_first_page_does_not_depend_on_k(stdlib_index):
         for mode in ("hybrid", "bm25", "dense"):
             assert page(q, mode, 40)[:10] == page(q, mode, 10), (q, mode)
             assert page(q, mode, 10)[:3] == page(q, mode, 3), (q, mode)
+
+
+# -- the searched repository's name (issue 20) ------------------------------------------------------
+
+@pytest.mark.parametrize("scope,words", [
+    (("dio",), {"dio"}), (("lazy.nvim",), {"lazy.nvim", "lazynvim", "lazy", "nvim"}),
+    (("http-dart",), {"http-dart", "httpdart", "http", "dart"}), (("dio", "flask"), set()), ((), set()),
+])
+def test_project_words(scope, words):
+    from codeseam.query.analysis import project_words
+
+    assert project_words(scope) == words
+
+
+DIO_FILES = {
+    "lib/dio_client.py": '"""The dio client: dio sends requests, dio modify hooks run first."""\n\n\n'
+                         'def dio_send(dio, url, requests):\n    """dio requests, dio modify, dio dio."""\n'
+                         '    return dio.fetch(url, requests)\n',
+    "lib/interceptors.py": '"""Hooks."""\n\n\nclass Interceptor:\n'
+                           '    """Runs before a request is sent."""\n\n'
+                           '    def on_send(self, r):\n        return r\n',
+    "lib/cancel.py": '"""Cancel tokens."""\n\n\ndef cancel(token):\n    return token.cancel()\n',
+}
+
+
+@pytest.fixture(scope="module")
+def dio_index(tmp_path_factory):
+    from codeseam import api
+    from codeseam.settings import load_settings
+
+    base = tmp_path_factory.mktemp("proj")
+    for name, files in (("dio", DIO_FILES), ("other", {"lib/dio_notes.py": DIO_FILES["lib/dio_client.py"]})):
+        for rel, text in files.items():
+            (base / name / rel).parent.mkdir(parents=True, exist_ok=True)
+            (base / name / rel).write_text(text)
+    settings = load_settings({"embedding_backend": "fake", "data_dir": str(base / "data"), "freshness": "off"}, env={})
+    ix = api.Index(settings, create=True)
+    ix.index(base / "dio", repo_id="dio")
+    yield ix, base
+    ix.close()
+
+
+def test_the_repository_name_does_not_pick_the_file(dio_index):
+    """In a search of one repository, its name in the question ("how dio interceptors ...")
+    says nothing about where the answer is: the file named after the project no longer wins."""
+    from codeseam.query.retrieve import RetrieveOptions, retrieve
+    from codeseam.store import Filters
+
+    ix, _ = dio_index
+    q = "how dio interceptors modify requests"
+    for mode in ("bm25", "hybrid"):
+        assert ix.search(q, repo="dio", mode=mode, k=3).hits[0].path == "lib/interceptors.py", mode
+        assert ix.search(q, mode=mode, k=3).hits[0].path == "lib/interceptors.py", mode  # one repo indexed
+
+    def top(**kw) -> str:
+        return retrieve(ix.store, ix.embedder, ix.settings, q, Filters(repos=("dio",)), 3, mode="bm25",
+                        **kw).hits[0].path
+
+    assert top() == "lib/interceptors.py"
+    assert top(options=RetrieveOptions(project_words=False)) == "lib/dio_client.py"  # what the lever changes
+
+
+def test_the_repository_name_still_tells_repositories_apart(dio_index):
+    """Across several repositories, the name keeps its weight: it is how a question says which."""
+    from codeseam.query.retrieve import retrieve
+    from codeseam.store import Filters
+
+    ix, base = dio_index
+    ix.index(base / "other", repo_id="other")
+    try:
+        res = retrieve(ix.store, ix.embedder, ix.settings, "how dio interceptors modify requests", Filters(), 3,
+                       mode="bm25", scope=("dio", "other"))
+        assert res.hits[0].path == "lib/dio_client.py"
+        assert ix.search("how dio interceptors modify requests", repo="dio", mode="bm25").hits[0].path \
+            == "lib/interceptors.py"
+    finally:
+        ix.remove("other")

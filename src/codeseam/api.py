@@ -144,7 +144,7 @@ class Index:
 
         def run() -> SearchResult:
             return retrieve(self.store, self.embedder, self.settings, request.query, filters, k, mode=request.mode,
-                            lock=self.lock)
+                            lock=self.lock, scope=repos or tuple(records))
 
         result = self.refresher.finish(fresh, run(), run)  # every hit checked against its file
         if not result.hits and (filters.language or filters.path_glob or filters.roles):

@@ -15,7 +15,8 @@ A variant name is ``<mode>-<chunker>[-enriched][+option...]``:
   ``+sym``/``+nosym``, ``+noise``/``+nonoise``, ``+role``/``+norole``, ``+kind``/``+nokind``,
   ``+expand``/``+noexpand``, ``+symhard``, ``+fetch``/``+nofetch``, ``+rare``/``+norare``,
   ``+forms``/``+noforms``, ``+chg``/``+nochg``, ``+topsym``/``+fileall`` (which intents get
-  coherence and saturation), ``+pathtop``/``+pathall`` (which get the path match).
+  coherence and saturation), ``+pathtop``/``+pathall`` (which get the path match), ``+proj``/``+noproj`` (the searched
+  repository's name out of the BM25 query and the path match).
 
 ``bm25-window`` is special: it is the simple alternative people reach for, *plain BM25
 over 2000-byte line windows* (``bm25-lines`` is the same index read the same way): windows of at most 2000 bytes (``chunk_max_bytes``, bytes
@@ -70,6 +71,7 @@ _SWITCHES: dict[str, tuple[str, Any]] = {
     "noforms": ("forms", False), "chg": ("strip_change", True), "nochg": ("strip_change", False),
     "topsym": ("file_levers", "topic+symbol"), "fileall": ("file_levers", "all"),
     "pathtop": ("path_levers", "topic+symbol"), "pathall": ("path_levers", "all"),
+    "proj": ("project_words", True), "noproj": ("project_words", False),
 }
 _NUMBER_OPTION = re.compile(r"^([a-z]+?)(\d*\.?\d+)$")
 OPTION_HELP = ("options: " + ", ".join(f"+{k}<N>" for k in _NUMBERS) + ", "
@@ -78,7 +80,8 @@ OPTION_HELP = ("options: " + ", ".join(f"+{k}<N>" for k in _NUMBERS) + ", "
 
 # What the plain baselines switch off: everything but fusion (the query as typed, no prior).
 PLAIN_OPTIONS = {"split_query": False, "role_prior": False, "forms": False, "strip_change": False,
-                 "path_weight": 0.0, "decl_weight": 0.0, "saturation": 1.0, "coherence": 0.0, "legacy": 1.0}
+                 "path_weight": 0.0, "decl_weight": 0.0, "saturation": 1.0, "coherence": 0.0, "legacy": 1.0,
+                 "project_words": False}
 
 
 @dataclass(frozen=True)

@@ -85,6 +85,19 @@ def strip_noise(query: str, extra: Iterable[str] = ()) -> str:
     return " ".join(words) if words else query
 
 
+def project_words(scope: Sequence[str]) -> frozenset[str]:
+    """The words that name the one repository a search covers (``lazy.nvim`` -> lazy.nvim,
+    lazy, nvim, lazynvim); none when it covers several, where a repository's name tells
+    them apart. A question names the project it is about ("how dio sends a request"): the
+    name says nothing about where in it the answer is, and every file named after the
+    project (``dio.dart``, ``dio_mixin.dart``) would match it in BM25 and in the path match."""
+    if len(scope) != 1:
+        return frozenset()
+    low = scope[0].lower()
+    parts = re.findall(r"[a-z0-9]+", low)
+    return frozenset(w for w in (low, "".join(parts), *parts) if len(w) > 1)
+
+
 def is_lookup(query: str) -> bool:
     """A short query that looks a definition up ("where is ndiff defined", "bisect_left")."""
     return len(content_words(query)) <= SHORT_QUERY_WORDS

@@ -15,12 +15,13 @@ Weak evidence
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from . import rank
 from .analysis import (NOISE_WORDS, analyze, bm25_query, is_change, is_lookup, language, names_definition,
-                       query_names, strip_noise)
+                       project_words, query_names, strip_noise)
 from .evidence import far_threshold, is_weak, weak_threshold
 from .fusion import Span, dedupe, rrf, weighted
 from .pieces import SPLIT_KINDS, Piece, as_piece, expand_pieces, merge_pieces
@@ -80,6 +81,7 @@ class RetrieveOptions:
     legacy: float = 0.5  # older copies (deprecated/, compat/, v3/ beside v4/) weigh this much
     file_levers: str = "topic+symbol"  # which intents get coherence and saturation: all, topic, or topic+symbol
     path_levers: str = "topic+symbol"  # which intents get the path match: all, or topic+symbol
+    project_words: bool = True  # the searched repository's name out of the BM25 query and the path match
     forms: bool = True  # the BM25 query carries each word twice and its other forms once (analysis.with_forms)
     rare_exempt: bool = True  # when every word the index holds is rare, a non-source candidate holding one no source holds keeps its score
 
@@ -88,16 +90,20 @@ DEFAULT_OPTIONS = RetrieveOptions()
 
 
 def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: str = "hybrid",
-             lock=None, options: RetrieveOptions = DEFAULT_OPTIONS):
-    """Dense and/or BM25 retrieval from the one collection, fused, de-duplicated, top k."""
+             lock=None, options: RetrieveOptions = DEFAULT_OPTIONS, scope: Sequence[str] = ()):
+    """Dense and/or BM25 retrieval from the one collection, fused, de-duplicated, top k.
+    ``scope``: the repositories searched when ``filters.repos`` is empty (every indexed one)."""
     from ..records import Hit, SearchResult
 
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}")
     depth = max(options.depth or DEPTH, k)  # never k-dependent below k: the first page is the same for any k
     info = analyze(query)
+    project = project_words(filters.repos or scope) if options.project_words else frozenset()
+    if project:
+        info = dataclasses.replace(info, words=tuple(w for w in info.words if w not in project))
     if options.strip_noise:
-        text = strip_noise(query, CHANGE_WORDS if options.strip_change and is_change(query) else ())
+        text = strip_noise(query, (CHANGE_WORDS if options.strip_change and is_change(query) else frozenset()) | project)
     else:
         text = query
     text = bm25_query(text) if options.split_query else text
