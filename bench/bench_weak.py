@@ -119,7 +119,14 @@ def main() -> None:
     ap.add_argument("--cache", default=str(br.CACHE))
     ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
     ap.add_argument("--features", help="only write every query's features here")
+    ap.add_argument("--coverage", type=float, help="the coverage weight to score with (default: the table's)")
     args = ap.parse_args()
+    if args.coverage is not None:
+        from codeseam.query.evidence import WEAK_THRESHOLDS
+
+        for entry in WEAK_THRESHOLDS.values():
+            if "coverage" in entry:
+                entry["coverage"] = args.coverage
     t0 = time.perf_counter()
     rows = collect(Path(args.cache))
     if args.features:

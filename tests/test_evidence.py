@@ -32,6 +32,26 @@ def test_score_parts():
     assert evidence.null_level([0.1, 0.5, 0.2]) == 0.2 and evidence.null_level([]) == 0.0
 
 
+def test_coverage_meets_word_forms_and_identifier_parts():
+    text = "def compute_retry_delay(parseHeader):\n    return backoff"
+    assert evidence.coverage(["retries", "headers", "delays", "zeppelin"], [text]) == 0.75
+    assert evidence.coverage(["parse", "compute"], ["x", text]) == 1.0  # any of the texts
+    assert evidence.coverage([], [text]) == 0.0 and evidence.coverage(["retry"], []) == 0.0
+    assert evidence.evidence_score(0.5, 0.2, 3, covered=0.5, weight=0.3) == \
+        pytest.approx(evidence.evidence_score(0.5, 0.2, 3) + 0.15)
+
+
+_word = st.text("abcdefgh", min_size=2, max_size=8)
+
+
+@given(st.lists(_word, max_size=6), st.lists(st.text("abcdefgh _ABC", max_size=40), max_size=4), st.text("abcd_XY "))
+def test_coverage_is_a_share_that_more_text_never_lowers(words, texts, more):
+    c = evidence.coverage(words, texts)
+    assert 0.0 <= c <= 1.0
+    assert evidence.coverage(words, [*texts, more]) >= c
+    assert evidence.coverage(words, [*texts, " ".join(words)]) == (1.0 if words else 0.0)  # the words themselves
+
+
 @given(st.lists(st.floats(-1, 1), min_size=1, max_size=30), st.lists(st.floats(-1, 1), min_size=1, max_size=15),
        st.floats(0, 0.5))
 def test_budget_threshold_is_the_best_within_budget(pos, neg, budget):
@@ -97,6 +117,33 @@ def test_a_record_without_it_is_measured_once_and_cached(indexed):
         value = evidence.null_for(ix.store, ix.embedder, ["proj"])
         assert ix.store.null_cache == {(ix.embedder.id, "proj"): value}
         assert evidence.null_for(ix.store, ix.embedder, []) == value  # all repos: the same one
+
+
+def test_the_coverage_term_counts_with_the_weight_the_embedder_was_calibrated_with(indexed, monkeypatch):
+    """The evidence of a calibrated embedder adds ``coverage_weight * coverage`` of the query's
+    words in the first results; fusion and the hits do not move (they read the score without it)."""
+    root, s = indexed
+    q = "compute the retry delay with jitter"
+    plain = api.search(q, settings=s)
+    monkeypatch.setitem(evidence.WEAK_THRESHOLDS, "fake:64", {"en": 0.0, "other": 0.0, "coverage": 0.5})
+    with api.Index(s) as ix:
+        assert ix.embedder.id == "fake:64"
+    covered = api.search(q, settings=s)
+    words = evidence.query_words(q, evidence_stop())
+    share = evidence.coverage(words, [h.path + "\n" + h.text for h in covered.hits[:evidence.COVERAGE_TOP]])
+    assert share > 0
+    assert covered.evidence == pytest.approx(plain.evidence + 0.5 * share)
+    assert [(h.path, h.start_line) for h in covered.hits] == [(h.path, h.start_line) for h in plain.hits]
+    flagged = api.search(q, settings=s.replace(weak_threshold=plain.evidence + 0.5 * share + 0.01))
+    passed = api.search(q, settings=s.replace(weak_threshold=plain.evidence + 0.01))
+    assert flagged.weak and not passed.weak  # the term decides, where it is the difference
+
+
+def evidence_stop():
+    from codeseam.query.analysis import NOISE_WORDS
+    from codeseam.query.rank import CHANGE_WORDS
+
+    return NOISE_WORDS | CHANGE_WORDS
 
 
 def test_weak_follows_the_threshold_on_the_evidence(indexed):

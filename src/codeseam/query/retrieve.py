@@ -8,8 +8,9 @@ flag (``evidence``), fuses (``fusion``), applies the levers its ``RetrieveOption
 Weak evidence
     A result is *weak* when the evidence score (``evidence.py``) is below the embedder's
     calibrated threshold: the index holds nothing close to the query, so ``ask`` abstains
-    instead of guessing. A weak result is also fused with less weight on the dense list
-    (``WEAK_DENSE_WEIGHT``).
+    instead of guessing. A result far from the query (the score without its last term, which
+    reads the first results and so is known only after ranking) is also fused with less weight
+    on the dense list (``WEAK_DENSE_WEIGHT``).
 """
 
 from __future__ import annotations
@@ -126,11 +127,10 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
             decls = decls_job.result() if decls_job else []
             null, counts = evidence_job.result()
     best = max((c.score for c in dense), default=None)
-    score, counts = _evidence(best, null, counts)
-    weak = is_weak(score, weak_threshold(settings, embedder.id, language(query)))
+    base, counts = _evidence(best, null, counts)
     # the dense list counts less when it found nothing close, whatever the query's language (a
     # Turkish query's dense ranking is no more reliable for not being flagged)
-    far = is_weak(score, far_threshold(settings, embedder.id))
+    far = is_weak(base, far_threshold(settings, embedder.id))
     if far and options.weak_dense_weight is not None:
         settings = settings.replace(dense_weight=options.weak_dense_weight)
     ranked = [(as_piece(c), s) for c, s in _rank(dense, sparse, mode, settings)]
@@ -156,6 +156,8 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
     kept = dedupe(ranked, _span)
     if spread and options.saturation < 1.0:
         kept = rank.saturate(kept, lambda p: p.path, decay=options.saturation, free=options.saturation_free)
+    score = _covered(base, list(counts), kept, embedder.id)
+    weak = is_weak(score, weak_threshold(settings, embedder.id, language(query)))
     if options.expand:
         kept = _expand(kept, store, lock, max(options.expand_head or 0, k))
     hits = tuple(
@@ -263,6 +265,18 @@ def _evidence(best: float | None, null: float, counts: dict) -> tuple[float | No
     if best is None:
         return None, {}
     return evidence.evidence_score(best, null, evidence.rarest_count(counts)), counts
+
+
+def _covered(base: float | None, words: list[str], kept: list, embedder_id: str) -> float | None:
+    """The evidence score with its last term: the share of the query's words that the first
+    results (before expansion, so the same for every k) hold (``evidence.coverage``)."""
+    from . import evidence
+
+    weight = evidence.coverage_weight(embedder_id)
+    if base is None or not weight:
+        return base
+    top = (p.path + "\n" + p.text for p, _ in kept[:evidence.COVERAGE_TOP])
+    return base + weight * evidence.coverage(words, top)
 
 
 def _priors(ranked: list, query: str, mode: str, settings, options: RetrieveOptions,
