@@ -37,8 +37,10 @@ def test_coverage_meets_word_forms_and_identifier_parts():
     assert evidence.coverage(["retries", "headers", "delays", "zeppelin"], [text]) == 0.75
     assert evidence.coverage(["parse", "compute"], ["x", text]) == 1.0  # any of the texts
     assert evidence.coverage([], [text]) == 0.0 and evidence.coverage(["retry"], []) == 0.0
-    assert evidence.evidence_score(0.5, 0.2, 3, covered=0.5, weight=0.3) == \
-        pytest.approx(evidence.evidence_score(0.5, 0.2, 3) + 0.15)
+    table = {"x": {"en": 0.1, "coverage": 0.3}, "y": {"en": 0.1}}
+    assert evidence.covered_score(0.4, ["retries", "zeppelin"], [text], "x", table) == pytest.approx(0.4 + 0.15)
+    assert evidence.covered_score(0.4, ["retries"], [text], "y", table) == 0.4  # calibrated without the term
+    assert evidence.covered_score(None, ["retries"], [text], "x", table) is None
 
 
 _word = st.text("abcdefgh", min_size=2, max_size=8)

@@ -27,7 +27,7 @@ into one *evidence* score:
 (``WEAK_THRESHOLDS`` below, which also says the coverage weight it was calibrated with). The
 weights and thresholds are measured on all three dev sets (``bench/bench_weak.py``,
 ``bench/results/weak.md``). Fusion reads the score without the coverage term (it is known only
-after ranking): ``base_score``.
+after ranking): ``evidence_score``, completed by ``covered_score``.
 """
 
 from __future__ import annotations
@@ -73,18 +73,15 @@ def rarest_count(counts: dict[str, int]) -> int:
     return min((min(c, RARE_CAP) for c in counts.values()), default=RARE_CAP)
 
 
-def evidence_score(best: float | None, null: float, rarest: int, covered: float = 0.0,
-                   weight: float = 0.0) -> float | None:
-    """The evidence score (module doc): closeness, the rarest word, and ``weight`` times the
-    share of the query's words the first results hold (``covered``); None without a dense
-    similarity."""
+def evidence_score(best: float | None, null: float, rarest: int) -> float | None:
+    """The evidence score without its coverage term (module doc: what fusion reads); None
+    without a dense similarity."""
     if best is None:
         return None
-    return (best - null) + LEXICAL_WEIGHT * math.log1p(min(max(rarest, 0), RARE_CAP)) + weight * covered
+    return (best - null) + LEXICAL_WEIGHT * math.log1p(min(max(rarest, 0), RARE_CAP))
 
 
 COVERAGE_TOP = 5  # the first results whose words are looked at
-_IDENT = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 
 
 def coverage(words: Sequence[str], texts: Iterable[str]) -> float:
@@ -95,7 +92,7 @@ def coverage(words: Sequence[str], texts: Iterable[str]) -> float:
     if not words:
         return 0.0
     from ..chunk import split_identifier
-    from .analysis import _stemmer
+    from .analysis import _IDENT, _stemmer
 
     stem = _stemmer().stemWord
     want = {stem(w) for w in words}
@@ -206,10 +203,15 @@ def far_threshold(settings, embedder_id: str) -> float:
     return FAR_THRESHOLDS.get(embedder_id, UNCALIBRATED_THRESHOLD)
 
 
-def coverage_weight(embedder_id: str, table: dict[str, dict[str, float]] = WEAK_THRESHOLDS) -> float:
-    """The weight of ``coverage`` in the embedder's evidence score: the one its thresholds were
-    calibrated with (0.0 for an embedder calibrated without it, or not calibrated)."""
-    return (table.get(embedder_id) or {}).get("coverage", 0.0)
+def covered_score(base: float | None, words: Sequence[str], texts: Iterable[str], embedder_id: str,
+                  table: dict[str, dict[str, float]] = WEAK_THRESHOLDS) -> float | None:
+    """The whole evidence score: ``base`` (``evidence_score``) plus the embedder's coverage
+    weight (the one its thresholds were calibrated with; 0 for one calibrated without it, or
+    not calibrated) times ``coverage(words, texts)``; None without a base score."""
+    weight = (table.get(embedder_id) or {}).get("coverage", 0.0)
+    if base is None or not weight:
+        return base
+    return base + weight * coverage(words, texts)
 
 
 def weak_threshold(settings, embedder_id: str, lang: str = "en",

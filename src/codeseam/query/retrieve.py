@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from . import rank
 from .analysis import (NOISE_WORDS, analyze, bm25_query, is_change, is_lookup, language, names_definition,
                        project_words, query_names, strip_noise)
-from .evidence import far_threshold, is_weak, weak_threshold
+from .evidence import COVERAGE_TOP, covered_score, far_threshold, is_weak, weak_threshold
 from .fusion import Span, dedupe, rrf, weighted
 from .pieces import SPLIT_KINDS, Piece, as_piece, expand_pieces, merge_pieces
 from .rank import CHANGE_WORDS, RARE_WORD
@@ -156,7 +156,8 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
     kept = dedupe(ranked, _span)
     if spread and options.saturation < 1.0:
         kept = rank.saturate(kept, lambda p: p.path, decay=options.saturation, free=options.saturation_free)
-    score = _covered(base, list(counts), kept, embedder.id)
+    # the first results before expansion: the same for every k
+    score = covered_score(base, list(counts), (p.path + "\n" + p.text for p, _ in kept[:COVERAGE_TOP]), embedder.id)
     weak = is_weak(score, weak_threshold(settings, embedder.id, language(query)))
     if options.expand:
         kept = _expand(kept, store, lock, max(options.expand_head or 0, k))
@@ -265,18 +266,6 @@ def _evidence(best: float | None, null: float, counts: dict) -> tuple[float | No
     if best is None:
         return None, {}
     return evidence.evidence_score(best, null, evidence.rarest_count(counts)), counts
-
-
-def _covered(base: float | None, words: list[str], kept: list, embedder_id: str) -> float | None:
-    """The evidence score with its last term: the share of the query's words that the first
-    results (before expansion, so the same for every k) hold (``evidence.coverage``)."""
-    from . import evidence
-
-    weight = evidence.coverage_weight(embedder_id)
-    if base is None or not weight:
-        return base
-    top = (p.path + "\n" + p.text for p, _ in kept[:evidence.COVERAGE_TOP])
-    return base + weight * evidence.coverage(words, top)
 
 
 def _priors(ranked: list, query: str, mode: str, settings, options: RetrieveOptions,
