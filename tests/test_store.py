@@ -140,6 +140,79 @@ def test_bm25_ranking_does_not_depend_on_insert_order_or_session(tmp_path):
     assert all(first[q] for q in queries)
 
 
+def plain_rows(texts: list[str]) -> list[ChunkRow]:
+    """One chunk per text whose ``indexed_text`` is the text alone (BM25 sees exactly its words)."""
+    out = []
+    for i, t in enumerate(texts):
+        c = Chunk(f"f{i}.py", "python", "", "", "function", 1, 1, t, t)
+        out.append(ChunkRow(content_hash("r", c.path, "0", c.hash), "r", "fh", c, embed(t)))
+    return out
+
+
+def reference_bm25(texts: list[str], query: str, k1: float, b: float) -> dict[str, float]:
+    """Okapi BM25 as the textbook (and Lucene) writes it: idf = ln(1 + (N - n + 0.5) / (n + 0.5)),
+    tf part tf (k1 + 1) / (tf + k1 (1 - b + b dl / avgdl)); keys are the rows' paths."""
+    docs = [t.split() for t in texts]
+    avgdl = sum(map(len, docs)) / len(docs)
+    out = {}
+    for i, d in enumerate(docs):
+        score = 0.0
+        for w in query.split():
+            n, tf = sum(w in x for x in docs), d.count(w)
+            if tf:
+                idf = math.log(1 + (len(docs) - n + 0.5) / (n + 0.5))
+                score += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len(d) / avgdl))
+        if score:
+            out[f"f{i}.py"] = score
+    return out
+
+
+def bm25_scores(store: Store, query: str) -> dict[str, float]:
+    return {c.path: c.score for c in store.bm25_search(query, 100, Filters())}
+
+
+BM25_QUERIES = ["retry", "json decode cache", "socket buffer buffer", "stream token"]
+
+
+def test_bm25_scores_equal_a_reference_implementation_with_the_index_parameters(store):
+    from codeseam.store import setup
+
+    assert setup.bm25_params(store._m, store.names) == sch.BM25_PARAMS  # what a new index is built with
+    texts = [t.rsplit(" ", 1)[0] for t in corpus(7, 40, "x")]  # the vocabulary only, lengths 3..30
+    store.insert_chunks(plain_rows(texts))
+    k1, b = sch.BM25_PARAMS["bm25_k1"], sch.BM25_PARAMS["bm25_b"]
+    for q in BM25_QUERIES:
+        got, ref = bm25_scores(store, q), reference_bm25(texts, q, k1, b)
+        assert got.keys() == ref.keys()
+        assert all(math.isclose(got[p], ref[p], rel_tol=1e-4) for p in ref), q
+
+
+def test_an_index_built_with_older_bm25_parameters_is_upgraded_by_the_next_writer(settings):
+    from codeseam.store import setup
+
+    texts = [t.rsplit(" ", 1)[0] for t in corpus(8, 30, "x")]
+    with Store.open(settings, expect=META, create=True) as s:  # as an older codeseam built it
+        s.insert_chunks(plain_rows(texts))
+        s._m.call("release", "release_collection", s.names.chunks)
+        s._m.call("drop", "drop_index", s.names.chunks, "sparse")
+        old = s._m.client.prepare_index_params()
+        old.add_index("sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25")  # Milvus' defaults
+        setup._build_index(s._m, s.names.chunks, old, 60)
+    with Store.open(settings, expect=None, create=False) as s:  # a reader searches the index as it is
+        assert setup.bm25_params(s._m, s.names) == setup.MILVUS_BM25_DEFAULTS
+        before = bm25_scores(s, "retry")
+        assert before == pytest.approx(reference_bm25(texts, "retry", 1.2, 0.75), rel=1e-4)
+    with Store.open(settings, expect=META, create=True) as s:  # the next indexing run upgrades it
+        assert setup.bm25_params(s._m, s.names) == sch.BM25_PARAMS
+        assert count(s, "r") == len(texts)
+        k1, b = sch.BM25_PARAMS["bm25_k1"], sch.BM25_PARAMS["bm25_b"]
+        for q in BM25_QUERIES:
+            assert bm25_scores(s, q) == pytest.approx(reference_bm25(texts, q, k1, b), rel=1e-4)
+        assert s.dense_search(embed(texts[3]), 1, Filters())[0].path == "f3.py"  # the rest as it was
+    with Store.open(settings, expect=META, create=True) as s:  # once: nothing left to upgrade
+        assert not setup.ensure_bm25(s._m, s.names)
+
+
 def test_ties_are_broken_by_id_whatever_the_insert_order(tmp_path):
     same = [ChunkRow(f"id{i:02d}", "r", "fh", chunk(f"f{i}.py", "retry delay"), embed("retry delay"))
             for i in range(12)]

@@ -118,6 +118,8 @@ class Store(Retrieval, PendingRows):
             meta = expect
         elif expect is not None and meta != expect:
             raise setup.mismatch_error(meta, expect, self.location, self.repo_records(), lite=self.lite)
+        elif create:  # a writer brings an older index's BM25 parameters up to date (readers search it as built)
+            setup.ensure_bm25(self._m, self.names)
         self.meta = meta
         setup.load_all(self._m, self.names)
 

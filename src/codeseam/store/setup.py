@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import time
 from typing import Any
 
@@ -13,6 +14,11 @@ from .expr import eq
 from .model import IndexMeta
 
 META_ID = "index"
+# Milvus' own BM25 parameters, which an index built without any carries
+MILVUS_BM25_DEFAULTS: dict[str, float] = {"bm25_k1": 1.2, "bm25_b": 0.75}
+INDEX_DEADLINE = 120.0  # seconds an index of an empty collection may take (``_create_one``)
+
+log = logging.getLogger(__name__)
 
 
 def read_meta(m: MilvusCalls, names: sch.Names, location: str) -> IndexMeta | None:
@@ -42,14 +48,39 @@ def _create_one(m: MilvusCalls, name: str, schema: Any, index: Any) -> None:
     # pymilvus waits for each new index in 0.5 s sleeps; on an empty collection the index
     # is ready at once, so ask without waiting and poll briefly instead.
     m.call(f"create collection {name}", "create_collection", name, schema=schema, consistency_level="Strong")
+    _build_index(m, name, index, INDEX_DEADLINE)
+
+
+def _build_index(m: MilvusCalls, name: str, index: Any, seconds: float) -> None:
+    """Create ``index`` on collection ``name``, wait until Milvus has built it, load."""
     m.call(f"index {name}", "create_index", name, index, sync=False)
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + seconds
     for field in [p.field_name for p in index]:
         while m.call(f"index {name}", "describe_index", name, field).get("state") != "Finished":
             if time.monotonic() > deadline:
                 raise StoreError(f"Milvus did not build the {field} index of {name} in time")
             time.sleep(0.01)
     m.call(f"load {name}", "load_collection", name)
+
+
+def bm25_params(m: MilvusCalls, names: sch.Names) -> dict[str, float]:
+    """The BM25 parameters the chunk collection's sparse index was built with."""
+    desc = m.call(f"describe the BM25 index of {names.chunks}", "describe_index", names.chunks, "sparse") or {}
+    return {k: float(desc.get(k, default)) for k, default in MILVUS_BM25_DEFAULTS.items()}
+
+
+def ensure_bm25(m: MilvusCalls, names: sch.Names) -> bool:
+    """Rebuild the sparse index when it was built with other BM25 parameters than
+    ``schema.BM25_PARAMS`` (an index of an older codeseam). Milvus derives the index from the
+    stored ``indexed_text``: nothing is re-embedded or rewritten. True when it rebuilt."""
+    old = bm25_params(m, names)
+    if all(abs(old[k] - v) < 1e-9 for k, v in sch.BM25_PARAMS.items()):
+        return False
+    log.info("rebuilding the BM25 index of %s with %s (it was built with %s)", names.chunks, sch.BM25_PARAMS, old)
+    m.call(f"release {names.chunks}", "release_collection", names.chunks)
+    m.call(f"drop the BM25 index of {names.chunks}", "drop_index", names.chunks, "sparse")
+    _build_index(m, names.chunks, sch.sparse_index(), 3600.0)
+    return True
 
 
 def drop_all(m: MilvusCalls, names: sch.Names) -> None:
