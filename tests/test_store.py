@@ -187,7 +187,7 @@ def test_bm25_scores_equal_a_reference_implementation_with_the_index_parameters(
         assert all(math.isclose(got[p], ref[p], rel_tol=1e-4) for p in ref), q
 
 
-def test_an_index_built_with_older_bm25_parameters_is_upgraded_by_the_next_writer(settings):
+def test_an_index_built_with_older_bm25_parameters_is_upgraded_by_the_next_writer(settings, caplog):
     from codeseam.store import setup
 
     texts = [t.rsplit(" ", 1)[0] for t in corpus(8, 30, "x")]
@@ -202,15 +202,21 @@ def test_an_index_built_with_older_bm25_parameters_is_upgraded_by_the_next_write
         assert setup.bm25_params(s._m, s.names) == setup.MILVUS_BM25_DEFAULTS
         before = bm25_scores(s, "retry")
         assert before == pytest.approx(reference_bm25(texts, "retry", 1.2, 0.75), rel=1e-4)
-    with Store.open(settings, expect=META, create=True) as s:  # the next indexing run upgrades it
+    with caplog.at_level("WARNING", logger="codeseam.store.setup"), \
+            Store.open(settings, expect=META, create=True) as s:  # the next indexing run upgrades it, and says so
+        assert [r.getMessage() for r in caplog.records if "rebuilding the BM25 index" in r.getMessage()] == [
+            f"rebuilding the BM25 index of {s.names.chunks} once with k1 {sch.BM25_PARAMS['bm25_k1']}, b "
+            f"{sch.BM25_PARAMS['bm25_b']} (an older codeseam built it with k1 1.2, b 0.75); nothing is re-embedded"]
         assert setup.bm25_params(s._m, s.names) == sch.BM25_PARAMS
         assert count(s, "r") == len(texts)
         k1, b = sch.BM25_PARAMS["bm25_k1"], sch.BM25_PARAMS["bm25_b"]
         for q in BM25_QUERIES:
             assert bm25_scores(s, q) == pytest.approx(reference_bm25(texts, q, k1, b), rel=1e-4)
         assert s.dense_search(embed(texts[3]), 1, Filters())[0].path == "f3.py"  # the rest as it was
+    caplog.clear()
     with Store.open(settings, expect=META, create=True) as s:  # once: nothing left to upgrade
         assert not setup.ensure_bm25(s._m, s.names)
+    assert not [r for r in caplog.records if "rebuilding" in r.getMessage()]
 
 
 def test_ties_are_broken_by_id_whatever_the_insert_order(tmp_path):

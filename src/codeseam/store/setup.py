@@ -76,7 +76,11 @@ def ensure_bm25(m: MilvusCalls, names: sch.Names) -> bool:
     old = bm25_params(m, names)
     if all(abs(old[k] - v) < 1e-9 for k, v in sch.BM25_PARAMS.items()):
         return False
-    log.info("rebuilding the BM25 index of %s with %s (it was built with %s)", names.chunks, sch.BM25_PARAMS, old)
+    # a warning, not info: the one-time rebuild takes a while on a large index (about 40 s at
+    # 100k chunks on two shared cores) and a silent pause reads as a hang
+    log.warning("rebuilding the BM25 index of %s once with k1 %s, b %s (an older codeseam built it with k1 %s, "
+                "b %s); nothing is re-embedded", names.chunks, sch.BM25_PARAMS["bm25_k1"], sch.BM25_PARAMS["bm25_b"],
+                old["bm25_k1"], old["bm25_b"])
     m.call(f"release {names.chunks}", "release_collection", names.chunks)
     m.call(f"drop the BM25 index of {names.chunks}", "drop_index", names.chunks, "sparse")
     _build_index(m, names.chunks, sch.sparse_index(), 3600.0)
