@@ -1,6 +1,6 @@
 """BM25's k1 and b on all three dev sets, per repository, hybrid and BM25 alone (issue 20).
 
-    python bench/bench_bm25.py                                  # the grid below, ~5 min a setting
+    python bench/bench_bm25.py                                  # the grid below, ~2 min a setting
     python bench/bench_bm25.py --grid 1.2:0.75,1.6:0.75 --sets semble
 
 k1 (term-frequency saturation) and b (length normalisation) are build parameters of the

@@ -25,7 +25,7 @@ HNSW_PARAMS = {"M": 16, "efConstruction": 200}
 # parameters, not search parameters (Milvus reads them from the index). Milvus' defaults are 1.2
 # and 0.75; a word a chunk repeats says more in code than in prose (a function about redirects
 # names them in its signature, its calls and its comments), and k1 = 1.6 lifted BM25 alone on all
-# three dev sets with the hybrid unchanged (bench/results/rank-ablation.md, "BM25 parameters").
+# three dev sets with the hybrid unchanged (bench/results/bm25-params.md).
 # An index built with other values is upgraded in place when it is next opened for writing
 # (``setup.ensure_bm25``): the sparse index is rebuilt from the stored text, nothing re-embedded.
 BM25_PARAMS: dict[str, float] = {"bm25_k1": 1.6, "bm25_b": 0.75}
@@ -101,15 +101,17 @@ def chunk_index(*, server: bool):
         ip.add_index("chunk_hash", index_type="INVERTED")
     else:
         ip.add_index("dense", index_type="FLAT", metric_type=DENSE_METRIC)
-    ip.add_index("sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25", params=dict(BM25_PARAMS))
-    return ip
+    return _with_sparse(ip)
 
 
 def sparse_index():
     """The chunk collection's BM25 index alone (``setup.ensure_bm25`` rebuilds it)."""
     from pymilvus import MilvusClient
 
-    ip = MilvusClient.prepare_index_params()
+    return _with_sparse(MilvusClient.prepare_index_params())
+
+
+def _with_sparse(ip):
     ip.add_index("sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25", params=dict(BM25_PARAMS))
     return ip
 

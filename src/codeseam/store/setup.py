@@ -17,6 +17,7 @@ META_ID = "index"
 # Milvus' own BM25 parameters, which an index built without any carries
 MILVUS_BM25_DEFAULTS: dict[str, float] = {"bm25_k1": 1.2, "bm25_b": 0.75}
 INDEX_DEADLINE = 120.0  # seconds an index of an empty collection may take (``_create_one``)
+REBUILD_DEADLINE = 3600.0  # seconds a rebuilt BM25 index of a full collection may take (``ensure_bm25``)
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +84,7 @@ def ensure_bm25(m: MilvusCalls, names: sch.Names) -> bool:
                 old["bm25_k1"], old["bm25_b"])
     m.call(f"release {names.chunks}", "release_collection", names.chunks)
     m.call(f"drop the BM25 index of {names.chunks}", "drop_index", names.chunks, "sparse")
-    _build_index(m, names.chunks, sch.sparse_index(), 3600.0)
+    _build_index(m, names.chunks, sch.sparse_index(), REBUILD_DEADLINE)
     return True
 
 
