@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from pathspec import GitIgnoreSpec
 
@@ -102,6 +102,7 @@ rel_path = st.lists(segment, min_size=1, max_size=3).map("/".join)  # repo-relat
 @settings(max_examples=400, deadline=None)
 @given(st.lists(glob_chars, min_size=1, max_size=8).map("".join),
        st.lists(rel_path, min_size=1, max_size=8))
+@example("[]a[ab]", ["a", "b"])  # found by Hypothesis: "]" first in a class is a member, not its end
 def test_pushdown_never_drops_a_match(glob, paths):
     """The LIKE pre-filter may widen, never narrow: every path the glob matches passes it."""
     try:

@@ -22,7 +22,9 @@ from dataclasses import dataclass
 
 from ..errors import ConfigError
 
-_GLOB_SPECIAL = re.compile(r"\[[^\]]*\]|[*?\[\]\\%_]")
+# A bracket expression (a "]" right after "[", "[!" or "[^" is a member, as in fnmatch and
+# gitignore: "[]a]" is one class of "]" and "a"), or one special character.
+_GLOB_SPECIAL = re.compile(r"\[[!^]?\]?[^\]]*\]|[*?\[\]\\%_]")
 
 
 class Unquotable(ValueError):
