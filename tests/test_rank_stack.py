@@ -231,3 +231,76 @@ def test_the_repository_name_still_tells_repositories_apart(dio_index):
             == "lib/interceptors.py"
     finally:
         ix.remove("other")
+
+
+# -- a code name in a question that is a file's name (issue 20) ----------------------------------
+
+@pytest.mark.parametrize("name,key", [
+    ("ManageHook", "managehook"), ("Rack::Response", "response"), ("show_exceptions", "showexceptions"),
+    ("Plug.Conn", "conn"), ("notifier-provider", "notifierprovider"), ("Array#flatten", "flatten"),
+])
+def test_name_key(name, key):
+    assert rank.name_key(name) == key
+
+
+_named_paths = st.sampled_from(["src/ManageHook.hs", "src/manage_hook.py", "lib/Core.hs", "lib/core.test.ts",
+                                "docs/ManageHook.md"])
+
+
+@given(st.lists(st.tuples(_named_paths, st.floats(0.001, 1.0)), max_size=20).map(
+    lambda xs: sorted([((f, i), s) for i, (f, s) in enumerate(xs)], key=lambda p: -p[1])),
+    st.floats(0.05, 1.0))
+def test_named_files_lift_only_each_named_files_best_candidate(ranked, weight):
+    """Brute force: the first (best) candidate of each file whose name is a key gains
+    weight x top x its role weight; nothing else moves; the result is sorted by score."""
+    roles = {"docs/ManageHook.md": 0.5}
+    got = rank.boost_named_files(ranked, lambda item: item[0], lambda item: roles.get(item[0], 1.0),
+                                 frozenset({"managehook"}), weight=weight)
+    top = max((s for _, s in ranked), default=0.0)
+    first: dict[str, tuple] = {}
+    for item, _ in ranked:
+        first.setdefault(item[0], item)
+    named = {"src/ManageHook.hs", "src/manage_hook.py", "docs/ManageHook.md"}
+    want = {item: s + (weight * top * roles.get(item[0], 1.0) if item[0] in named and first[item[0]] == item else 0.0)
+            for item, s in ranked}
+    assert dict(got) == pytest.approx(want)
+    assert [s for _, s in got] == sorted((s for _, s in got), reverse=True)
+
+
+NAMED_FILES = {
+    "lib/retry.py": '"""Retrying: send a failed request again."""\n\n\n'
+                    'def send(request, policy):\n'
+                    '    """Send the request; retry the failed request while the RetryPolicy says to retry."""\n'
+                    '    while policy.decide(request):  # the RetryPolicy decides: retry the request\n'
+                    '        request = request.retry()\n'
+                    '    return request\n',
+    "lib/retry_policy.py": '"""What a RetryPolicy is made of."""\n\n\n'
+                           'def backoff(attempt):\n    return 2 ** attempt\n\n\n'
+                           'def decide(attempt, limit=3):\n    return attempt < limit\n',
+}
+
+
+def test_a_question_naming_a_class_finds_the_file_named_after_it(tmp_path):
+    """"how does RetryPolicy decide to retry a failed request": ``retry.py``, which uses a
+    policy, says every word more often and its name matches as many of the question's words;
+    the file named after the name the question says is the answer (nothing declares it)."""
+    from codeseam import api
+    from codeseam.query.retrieve import RetrieveOptions, retrieve
+    from codeseam.settings import load_settings
+    from codeseam.store import Filters
+
+    for rel, text in NAMED_FILES.items():
+        (tmp_path / "proj" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "proj" / rel).write_text(text)
+    settings = load_settings({"embedding_backend": "fake", "data_dir": str(tmp_path / "data"), "freshness": "off"},
+                             env={})
+    with api.Index(settings, create=True) as ix:
+        ix.index(tmp_path / "proj", repo_id="proj")
+        q = "how does RetryPolicy decide to retry a failed request"
+
+        def top(**kw) -> str:
+            return retrieve(ix.store, ix.embedder, ix.settings, q, Filters(repos=("proj",)), 3, mode="bm25",
+                            **kw).hits[0].path
+
+        assert top() == "lib/retry_policy.py"
+        assert top(options=RetrieveOptions(named_file=0.0)) == "lib/retry.py"  # what the lever changes

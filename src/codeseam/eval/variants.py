@@ -11,7 +11,7 @@ A variant name is ``<mode>-<chunker>[-enriched][+option...]``:
   ``+rw<W>`` (RRF, the lists weigh ``2W`` and ``2(1-W)``), ``+t<X>`` (weak threshold X),
   ``+wk<W>`` (dense weight when the result is weak), and the ``RetrieveOptions`` numbers
   (``+depth<N>``, ``+def<W>``, ``+symb<W>``, ``+sat<X>``, ``+free<N>``, ``+coh<X>``,
-  ``+path<X>``, ``+decl<X>``, ``+head<N>``, ``+legacy<X>``); switches, ``+frag``, ``+rawq``,
+  ``+path<X>``, ``+decl<X>``, ``+head<N>``, ``+legacy<X>``, ``+named<X>``); switches, ``+frag``, ``+rawq``,
   ``+sym``/``+nosym``, ``+noise``/``+nonoise``, ``+role``/``+norole``, ``+kind``/``+nokind``,
   ``+expand``/``+noexpand``, ``+symhard``, ``+fetch``/``+nofetch``, ``+rare``/``+norare``,
   ``+forms``/``+noforms``, ``+chg``/``+nochg``, ``+topsym``/``+fileall`` (which intents get
@@ -58,7 +58,7 @@ _NUMBERS: dict[str, tuple[str, str, Any]] = {
     "sat": ("options", "saturation", float), "free": ("options", "saturation_free", int),
     "coh": ("options", "coherence", float), "path": ("options", "path_weight", float),
     "decl": ("options", "decl_weight", float), "head": ("options", "expand_head", int),
-    "legacy": ("options", "legacy", float),
+    "legacy": ("options", "legacy", float), "named": ("options", "named_file", float),
 }
 # +<switch>: RetrieveOptions field and value
 _SWITCHES: dict[str, tuple[str, Any]] = {
@@ -80,7 +80,7 @@ OPTION_HELP = ("options: " + ", ".join(f"+{k}<N>" for k in _NUMBERS) + ", "
 
 # What the plain baselines switch off: everything but fusion (the query as typed, no prior).
 PLAIN_OPTIONS = {"split_query": False, "role_prior": False, "forms": False, "strip_change": False,
-                 "path_weight": 0.0, "decl_weight": 0.0, "saturation": 1.0, "coherence": 0.0, "legacy": 1.0,
+                 "path_weight": 0.0, "named_file": 0.0, "decl_weight": 0.0, "saturation": 1.0, "coherence": 0.0, "legacy": 1.0,
                  "project_words": False}
 
 

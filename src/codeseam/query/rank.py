@@ -273,6 +273,33 @@ def boost_path_match(ranked: Sequence[tuple[T, float]], path_of: Callable[[T], s
     return _sorted(out)
 
 
+def name_key(name: str) -> str:
+    """What a code name says about a file name: its last part, lower case, no ``_`` or ``-``
+    (``Rack::Response`` -> response, ``ManageHook`` -> managehook, ``show_exceptions`` ->
+    showexceptions)."""
+    last = re.split(r"::|\.|#", name)[-1] or name
+    return last.lower().replace("_", "").replace("-", "")
+
+
+def boost_named_files(ranked: Sequence[tuple[T, float]], path_of: Callable[[T], str], role_weight: Callable[[T], float],
+                      keys: frozenset[str], *, weight: float) -> list[tuple[T, float]]:
+    """The best candidate of each file whose name (up to its first dot) is one of the code
+    names the query says (``keys``, ``name_key``) gains ``weight * top * role_weight``: a
+    question about ``ManageHook`` is about ``ManageHook.hs`` before a file that only uses it
+    (its best chunk only: the file comes first, not all of it)."""
+    if not ranked or weight <= 0 or not keys:
+        return list(ranked)
+    top = max(s for _, s in ranked)
+    out, seen = [], set()
+    for item, s in ranked:
+        path = path_of(item)
+        if path not in seen and name_key(path.rsplit("/", 1)[-1].split(".", 1)[0]) in keys:
+            s += weight * top * role_weight(item)
+        seen.add(path)
+        out.append((item, s))
+    return _sorted(out)
+
+
 # A line that declares a name: a declaring keyword, optional qualifiers, the name, then the end
 # of the name. Type declarations rank above functions; other mentions of the name (an
 # ``extension``, an ``impl ... for``, a call) declare nothing.

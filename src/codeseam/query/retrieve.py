@@ -53,7 +53,8 @@ class RetrieveOptions:
     rare, or held by one file's candidates only, a non-source candidate holding one that no
     source candidate holds keeps its score: a name only a test or a doc page has). The stack: ``decl_weight`` (declarations of a looked-up name; with
     ``decl_fetch`` also found by symbol in the store), ``path_weight`` (query words naming the
-    file or folder; for the intents in ``path_levers``), ``legacy`` (older copies),
+    file or folder; for the intents in ``path_levers``), ``named_file`` (a code name in a
+    question that is a file's name: ``ManageHook`` -> ``ManageHook.hs``), ``legacy`` (older copies),
     ``coherence`` and ``saturation`` / ``saturation_free`` (file-level: for the intents in
     ``file_levers``). Pieces: ``merge`` joins adjacent retrieved pieces, ``expand`` turns a piece
     among the first k (or ``expand_head``, when more) into its whole definition.
@@ -79,6 +80,7 @@ class RetrieveOptions:
     path_weight: float = 0.5  # query words naming the file or folder: path_weight * top * share
     decl_weight: float = 1.0  # a declaration of the name a query looks up: decl_weight * top * tier
     decl_fetch: bool = True  # for a one-name query, also fetch its declarations by symbol from the store
+    named_file: float = 0.3  # a topic query's code name that is a file's name: that file's best candidate gains named_file * top
     legacy: float = 0.5  # older copies (deprecated/, compat/, v3/ beside v4/) weigh this much
     file_levers: str = "topic+symbol"  # which intents get coherence and saturation: all, topic, or topic+symbol
     path_levers: str = "topic+symbol"  # which intents get the path match: all, or topic+symbol
@@ -230,7 +232,8 @@ def _stack(ranked: list, info, options: RetrieveOptions, spread: bool = True) ->
 
 
 def _boosts(ranked: list, info, options: RetrieveOptions) -> list:
-    """Declarations of a looked-up name, and file and folder names the query says."""
+    """Declarations of a looked-up name, file and folder names the query says, and files
+    named after a code name the question says."""
     if options.decl_weight and info.names:
         def tier(p: Piece) -> float:
             last = p.symbol.rsplit(".", 1)[-1] if p.symbol else ""
@@ -244,6 +247,10 @@ def _boosts(ranked: list, info, options: RetrieveOptions) -> list:
         ranked = rank.boost_declarations(ranked, tier, weight=options.decl_weight)
     if options.path_weight and info.words and (options.path_levers == "all" or info.intent != "behaviour"):
         ranked = rank.boost_path_match(ranked, lambda p: p.path, info.words, weight=options.path_weight)
+    if options.named_file and info.names and info.intent == "topic":
+        keys = frozenset(rank.name_key(n) for n in info.names)
+        ranked = rank.boost_named_files(ranked, lambda p: p.path, lambda p: rank.ROLE_WEIGHTS.get(p.role, 1.0),
+                                        keys, weight=options.named_file)
     return ranked
 
 
