@@ -160,7 +160,7 @@ def _analyzer_cache(cache: Path, params: dict) -> str:
     return str(other)
 
 
-PREVIOUS = "+path0+named0+decl0+sat1+coh0+legacy1+noforms+nochg+noproj"  # last round's default, every new lever off
+PREVIOUS = "+path0+pdec0+named0+decl0+sat1+coh0+legacy1+noforms+nochg+noproj"  # last round's default, every new lever off
 MAIN = [
     ("hybrid-ast", "the default: dense + BM25, fused, the ranking stack"),
     ("bm25-ast", "BM25 alone with the ranking stack (what a first index has before vectors)"),
@@ -173,6 +173,7 @@ MAIN = [
 # each kept lever switched off (or changed) against the default
 KEPT = [
     ("+path0", "no path match (query words naming the file or folder)"),
+    ("+pdec0", "every query word weighs alike in the path match (not the earlier more)"),
     ("+named0", "no named-file boost (a code name in a question that is a file's name)"),
     ("+noproj", "the searched repository's name kept in the BM25 query and the path match"),
     ("+decl0", "no declaration boost"),
@@ -202,6 +203,8 @@ TRIED = [  # the levers measured and removed from the code are in rank-dropped.m
     ("+depth40", "40 candidates per signal"), ("+depth120", "120 candidates per signal"),
     ("+rrf30", "RRF k 30"), ("+rrf100", "RRF k 100"), ("+rw0.4", "RRF dense weight 0.4"),
     ("+rw0.6", "RRF dense weight 0.6"),
+    ("+pdec0.2", "path match word decay 0.2"), ("+pdec1", "path match word decay 1.0"),
+    ("+pdec2", "path match word decay 2.0"),
     ("+named0.15", "named-file boost 0.15"), ("+named0.5", "named-file boost 0.5"), ("+named1", "named-file boost 1.0"),
 ]
 

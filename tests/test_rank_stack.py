@@ -77,6 +77,30 @@ def test_path_words_and_matches():
     assert got[0] == ("src/flask/sessions.py", pytest.approx(0.6 + 0.5))
 
 
+@given(st.lists(st.sampled_from(["upload", "requests", "stream", "data", "server", "core"]), min_size=1, max_size=6),
+       st.sampled_from([0.0, 0.5, 1.0, 3.0]))
+def test_path_match_weighs_earlier_words_more(words, decay):
+    """Brute force: the share is the sum of 1 / (1 + decay * i) over the query's words that
+    name the file, over the same sum for every word; nothing else moves."""
+    paths = ["Source/Core/UploadRequest.swift", "Source/Core/DataStreamRequest.swift", "Source/Core/Session.swift"]
+    ranked = [(p, 1.0 - i * 0.1) for i, p in enumerate(paths)]
+    got = dict(rank.boost_path_match(ranked, lambda p: p, words, weight=0.5, decay=decay))
+    for p, s in ranked:
+        names = rank.path_words(p)
+        w = [1.0 / (1.0 + decay * i) for i in range(len(words))]
+        share = sum(x for x, word in zip(w, words, strict=True) if rank.word_matches(word, names)) / sum(w)
+        assert got[p] == pytest.approx(s + 0.5 * 1.0 * share)
+
+
+def test_the_subject_of_a_question_names_the_file():
+    """"how upload requests stream data to the server": both files' names hold two of the
+    question's words; the one naming its subject comes first once later words weigh less."""
+    words = ["upload", "requests", "stream", "data", "server"]
+    ranked = [("Source/Core/DataStreamRequest.swift", 1.0), ("Source/Core/UploadRequest.swift", 0.99)]
+    assert rank.boost_path_match(ranked, lambda p: p, words, weight=0.5)[0][0].endswith("DataStreamRequest.swift")
+    assert rank.boost_path_match(ranked, lambda p: p, words, weight=0.5, decay=0.5)[0][0].endswith("/UploadRequest.swift")
+
+
 @pytest.mark.parametrize("text,name,tier", [
     ("pub struct Router<S = ()> {", "Router", 2), ("impl<S> Clone for Router<S> {", "Router", 0),
     ("extension Request {", "Request", 0), ("open class Request {", "Request", 2),

@@ -11,7 +11,7 @@ A variant name is ``<mode>-<chunker>[-enriched][+option...]``:
   ``+rw<W>`` (RRF, the lists weigh ``2W`` and ``2(1-W)``), ``+t<X>`` (weak threshold X),
   ``+wk<W>`` (dense weight when the result is weak), and the ``RetrieveOptions`` numbers
   (``+depth<N>``, ``+def<W>``, ``+symb<W>``, ``+sat<X>``, ``+free<N>``, ``+coh<X>``,
-  ``+path<X>``, ``+decl<X>``, ``+head<N>``, ``+legacy<X>``, ``+named<X>``); switches, ``+frag``, ``+rawq``,
+  ``+path<X>``, ``+decl<X>``, ``+head<N>``, ``+legacy<X>``, ``+named<X>``, ``+pdec<X>``); switches, ``+frag``, ``+rawq``,
   ``+sym``/``+nosym``, ``+noise``/``+nonoise``, ``+role``/``+norole``, ``+kind``/``+nokind``,
   ``+expand``/``+noexpand``, ``+symhard``, ``+fetch``/``+nofetch``, ``+rare``/``+norare``,
   ``+forms``/``+noforms``, ``+chg``/``+nochg``, ``+topsym``/``+fileall`` (which intents get
@@ -59,6 +59,7 @@ _NUMBERS: dict[str, tuple[str, str, Any]] = {
     "coh": ("options", "coherence", float), "path": ("options", "path_weight", float),
     "decl": ("options", "decl_weight", float), "head": ("options", "expand_head", int),
     "legacy": ("options", "legacy", float), "named": ("options", "named_file", float),
+    "pdec": ("options", "path_decay", float),
 }
 # +<switch>: RetrieveOptions field and value
 _SWITCHES: dict[str, tuple[str, Any]] = {

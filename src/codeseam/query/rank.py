@@ -256,19 +256,23 @@ def word_matches(word: str, names: frozenset[str], min_prefix: int = 4) -> bool:
 
 
 def boost_path_match(ranked: Sequence[tuple[T, float]], path_of: Callable[[T], str], words: Sequence[str], *,
-                     weight: float) -> list[tuple[T, float]]:
-    """Each candidate gains ``weight * top * share`` where ``share`` is the fraction of the
-    query's ``words`` that name its file or folder (``path_words``, ``word_matches``)."""
+                     weight: float, decay: float = 0.0) -> list[tuple[T, float]]:
+    """Each candidate gains ``weight * top * share`` where ``share`` is the weighted fraction of
+    the query's ``words`` that name its file or folder (``path_words``, ``word_matches``); the
+    i-th word weighs ``1 / (1 + decay * i)``: a question names its subject first ("how upload
+    requests stream data": ``UploadRequest`` before ``DataStreamRequest``)."""
     if not ranked or weight <= 0 or not words:
         return list(ranked)
     top = max(s for _, s in ranked)
+    weights = [1.0 / (1.0 + decay * i) for i in range(len(words))]
+    total = sum(weights)
     cache: dict[str, float] = {}
     out = []
     for item, s in ranked:
         p = path_of(item)
         if p not in cache:
             names = path_words(p)
-            cache[p] = sum(1 for w in words if word_matches(w, names)) / len(words)
+            cache[p] = sum(w for w, word in zip(weights, words, strict=True) if word_matches(word, names)) / total
         out.append((item, s + weight * top * cache[p]))
     return _sorted(out)
 

@@ -53,8 +53,9 @@ class RetrieveOptions:
     rare, or held by one file's candidates only, a non-source candidate holding one that no
     source candidate holds keeps its score: a name only a test or a doc page has). The stack: ``decl_weight`` (declarations of a looked-up name; with
     ``decl_fetch`` also found by symbol in the store), ``path_weight`` (query words naming the
-    file or folder; for the intents in ``path_levers``), ``named_file`` (a code name in a
-    question that is a file's name: ``ManageHook`` -> ``ManageHook.hs``), ``legacy`` (older copies),
+    file or folder, earlier words weighing more: ``path_decay``; for the intents in
+    ``path_levers``), ``named_file`` (a code name in a question that is a file's name:
+    ``ManageHook`` -> ``ManageHook.hs``), ``legacy`` (older copies),
     ``coherence`` and ``saturation`` / ``saturation_free`` (file-level: for the intents in
     ``file_levers``). Pieces: ``merge`` joins adjacent retrieved pieces, ``expand`` turns a piece
     among the first k (or ``expand_head``, when more) into its whole definition.
@@ -78,6 +79,7 @@ class RetrieveOptions:
     saturation_free: int = 1
     coherence: float = 0.1  # each file's best candidate gains coherence * top * file share
     path_weight: float = 0.5  # query words naming the file or folder: path_weight * top * share
+    path_decay: float = 0.5  # in that share the i-th query word weighs 1 / (1 + path_decay * i): the subject first
     decl_weight: float = 1.0  # a declaration of the name a query looks up: decl_weight * top * tier
     decl_fetch: bool = True  # for a one-name query, also fetch its declarations by symbol from the store
     named_file: float = 0.3  # a topic query's code name that is a file's name: that file's best candidate gains named_file * top
@@ -246,7 +248,8 @@ def _boosts(ranked: list, info, options: RetrieveOptions) -> list:
             return t * bonus * scale * rank.ROLE_WEIGHTS.get(p.role, 1.0)  # a test double declares nothing
         ranked = rank.boost_declarations(ranked, tier, weight=options.decl_weight)
     if options.path_weight and info.words and (options.path_levers == "all" or info.intent != "behaviour"):
-        ranked = rank.boost_path_match(ranked, lambda p: p.path, info.words, weight=options.path_weight)
+        ranked = rank.boost_path_match(ranked, lambda p: p.path, info.words, weight=options.path_weight,
+                                       decay=options.path_decay)
     if options.named_file and info.names and info.intent == "topic":
         keys = frozenset(rank.name_key(n) for n in info.names)
         ranked = rank.boost_named_files(ranked, lambda p: p.path, lambda p: rank.ROLE_WEIGHTS.get(p.role, 1.0),
