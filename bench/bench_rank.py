@@ -160,7 +160,7 @@ def _analyzer_cache(cache: Path, params: dict) -> str:
     return str(other)
 
 
-PREVIOUS = "+path0+pdec0+named0+decl0+sat1+coh0+legacy1+noforms+nochg+noproj"  # last round's default, every new lever off
+PREVIOUS = "+path0+nosing+pdec0+named0+decl0+sat1+coh0+legacy1+noforms+nochg+noproj"  # last round's default, every new lever off
 MAIN = [
     ("hybrid-ast", "the default: dense + BM25, fused, the ranking stack"),
     ("bm25-ast", "BM25 alone with the ranking stack (what a first index has before vectors)"),
@@ -173,6 +173,7 @@ MAIN = [
 # each kept lever switched off (or changed) against the default
 KEPT = [
     ("+path0", "no path match (query words naming the file or folder)"),
+    ("+nosing", "plural file and folder names only as written in the path match (utils does not meet utility)"),
     ("+pdec0", "every query word weighs alike in the path match (not the earlier more)"),
     ("+named0", "no named-file boost (a code name in a question that is a file's name)"),
     ("+noproj", "the searched repository's name kept in the BM25 query and the path match"),

@@ -72,6 +72,10 @@ def test_path_words_and_matches():
     names = rank.path_words("src/flask/sessions.py")
     assert rank.word_matches("session", names) and rank.word_matches("sessions", names)
     assert not rank.word_matches("ses", names)  # too short to be a prefix match
+    assert rank.word_matches("utility", rank.path_words("lib/utils.js"))  # utils -> util, a prefix of utility
+    assert rank.word_matches("parameters", rank.path_words("src/params.dart"))
+    assert not rank.word_matches("utility", rank.path_words("lib/utils.js", singular=False))
+    assert "clas" not in rank.path_words("src/class.py") and "acces" not in rank.path_words("src/access.py")
     got = rank.boost_path_match([("src/flask/ctx.py", 1.0), ("src/flask/sessions.py", 0.6)], lambda p: p,
                                 ["session", "management"], weight=1.0)
     assert got[0] == ("src/flask/sessions.py", pytest.approx(0.6 + 0.5))

@@ -11,11 +11,13 @@ A variant name is ``<mode>-<chunker>[-enriched][+option...]``:
   ``+rw<W>`` (RRF, the lists weigh ``2W`` and ``2(1-W)``), ``+t<X>`` (weak threshold X),
   ``+wk<W>`` (dense weight when the result is weak), and the ``RetrieveOptions`` numbers
   (``+depth<N>``, ``+def<W>``, ``+symb<W>``, ``+sat<X>``, ``+free<N>``, ``+coh<X>``,
-  ``+path<X>``, ``+decl<X>``, ``+head<N>``, ``+legacy<X>``, ``+named<X>``, ``+pdec<X>``); switches, ``+frag``, ``+rawq``,
+  ``+path<X>``, ``+decl<X>``, ``+head<N>``, ``+legacy<X>``, ``+named<X>``, ``+pdec<X>``);
+  switches, ``+frag``, ``+rawq``,
   ``+sym``/``+nosym``, ``+noise``/``+nonoise``, ``+role``/``+norole``, ``+kind``/``+nokind``,
   ``+expand``/``+noexpand``, ``+symhard``, ``+fetch``/``+nofetch``, ``+rare``/``+norare``,
   ``+forms``/``+noforms``, ``+chg``/``+nochg``, ``+topsym``/``+fileall`` (which intents get
-  coherence and saturation), ``+pathtop``/``+pathall`` (which get the path match), ``+proj``/``+noproj`` (the searched
+  coherence and saturation), ``+pathtop``/``+pathall`` (which get the path match),
+  ``+sing``/``+nosing`` (plural path words also singular), ``+proj``/``+noproj`` (the searched
   repository's name out of the BM25 query and the path match).
 
 ``bm25-window`` is special: it is the simple alternative people reach for, *plain BM25
@@ -73,6 +75,7 @@ _SWITCHES: dict[str, tuple[str, Any]] = {
     "topsym": ("file_levers", "topic+symbol"), "fileall": ("file_levers", "all"),
     "pathtop": ("path_levers", "topic+symbol"), "pathall": ("path_levers", "all"),
     "proj": ("project_words", True), "noproj": ("project_words", False),
+    "sing": ("path_singular", True), "nosing": ("path_singular", False),
 }
 _NUMBER_OPTION = re.compile(r"^([a-z]+?)(\d*\.?\d+)$")
 OPTION_HELP = ("options: " + ", ".join(f"+{k}<N>" for k in _NUMBERS) + ", "

@@ -230,9 +230,11 @@ def boost_file_coherence(ranked: Sequence[tuple[T, float]], file_of: Callable[[T
     return _sorted([(item, s + lift.get(i, 0.0)) for i, (item, s) in enumerate(ranked)])
 
 
-def path_words(path: str) -> frozenset[str]:
+def path_words(path: str, singular: bool = True) -> frozenset[str]:
     """The words of a file's name and its folder's name (``src/flask/blueprints.py`` ->
-    blueprints, flask; ``RetryPolicy.swift`` -> retrypolicy, retry, policy)."""
+    blueprints, flask; ``RetryPolicy.swift`` -> retrypolicy, retry, policy); with ``singular``
+    a plural word also without its ``s`` (``utils`` -> util, which ``utility`` then meets as a
+    prefix, ``params`` -> param for ``parameters``)."""
     from ..chunk import split_identifier
 
     parts = path.rsplit("/", 2)
@@ -240,6 +242,8 @@ def path_words(path: str) -> frozenset[str]:
     out = {stem.lower(), *split_identifier(stem)}
     if len(parts) > 1 and parts[-2] not in ("", ".", ".."):
         out.update({parts[-2].lower(), *split_identifier(parts[-2])})
+    if singular:
+        out.update({w[:-1] for w in out if len(w) >= 5 and w.endswith("s") and not w.endswith("ss")})
     return frozenset(w for w in out if len(w) > 1)
 
 
@@ -256,7 +260,7 @@ def word_matches(word: str, names: frozenset[str], min_prefix: int = 4) -> bool:
 
 
 def boost_path_match(ranked: Sequence[tuple[T, float]], path_of: Callable[[T], str], words: Sequence[str], *,
-                     weight: float, decay: float = 0.0) -> list[tuple[T, float]]:
+                     weight: float, decay: float = 0.0, singular: bool = True) -> list[tuple[T, float]]:
     """Each candidate gains ``weight * top * share`` where ``share`` is the weighted fraction of
     the query's ``words`` that name its file or folder (``path_words``, ``word_matches``); the
     i-th word weighs ``1 / (1 + decay * i)``: a question names its subject first ("how upload
@@ -271,7 +275,7 @@ def boost_path_match(ranked: Sequence[tuple[T, float]], path_of: Callable[[T], s
     for item, s in ranked:
         p = path_of(item)
         if p not in cache:
-            names = path_words(p)
+            names = path_words(p, singular)
             cache[p] = sum(w for w, word in zip(weights, words, strict=True) if word_matches(word, names)) / total
         out.append((item, s + weight * top * cache[p]))
     return _sorted(out)

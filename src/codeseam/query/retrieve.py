@@ -79,6 +79,7 @@ class RetrieveOptions:
     saturation_free: int = 1
     coherence: float = 0.1  # each file's best candidate gains coherence * top * file share
     path_weight: float = 0.5  # query words naming the file or folder: path_weight * top * share
+    path_singular: bool = True  # a plural file or folder name also counts without its s (utils: utility)
     path_decay: float = 0.5  # in that share the i-th query word weighs 1 / (1 + path_decay * i): the subject first
     decl_weight: float = 1.0  # a declaration of the name a query looks up: decl_weight * top * tier
     decl_fetch: bool = True  # for a one-name query, also fetch its declarations by symbol from the store
@@ -249,7 +250,7 @@ def _boosts(ranked: list, info, options: RetrieveOptions) -> list:
         ranked = rank.boost_declarations(ranked, tier, weight=options.decl_weight)
     if options.path_weight and info.words and (options.path_levers == "all" or info.intent != "behaviour"):
         ranked = rank.boost_path_match(ranked, lambda p: p.path, info.words, weight=options.path_weight,
-                                       decay=options.path_decay)
+                                       decay=options.path_decay, singular=options.path_singular)
     if options.named_file and info.names and info.intent == "topic":
         keys = frozenset(rank.name_key(n) for n in info.names)
         ranked = rank.boost_named_files(ranked, lambda p: p.path, lambda p: rank.ROLE_WEIGHTS.get(p.role, 1.0),
