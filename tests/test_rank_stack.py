@@ -127,6 +127,32 @@ def test_legacy_paths_need_a_newer_sibling_or_a_legacy_folder():
     assert [p for p, s in got if s == 0.5] == ["packages/zod/src/v3/types.ts", "src/compat/py2.py"]
 
 
+def _reference_legacy_paths(paths):
+    """The rule read plainly: every folder of every path looked at (no pre-filter)."""
+    newest: dict[str, int] = {}
+    versioned, out = [], set()
+    for p in paths:
+        parts = p.split("/")[:-1]
+        if any(d.lower() in rank.LEGACY_DIRS for d in parts):
+            out.add(p)
+        for i, d in enumerate(parts):
+            if d.lower().startswith("v") and d[1:].isdigit() and d[1:].isascii():
+                prefix = "/".join(parts[:i])
+                newest[prefix] = max(newest.get(prefix, int(d[1:])), int(d[1:]))
+                versioned.append((p, prefix, int(d[1:])))
+    out.update(p for p, prefix, n in versioned if n < newest[prefix])
+    return frozenset(out)
+
+
+_segment = st.sampled_from(["src", "v1", "V3", "v4", "v10", "compat", "Deprecated", "old", "older", "vx", "lib",
+                            "_compat", "legacy", "v2a", "backports"])
+
+
+@given(st.lists(st.lists(_segment, max_size=4).map(lambda ds: "/".join([*ds, "f.py"])), max_size=8))
+def test_legacy_paths_match_the_plain_rule(paths):
+    assert rank.legacy_paths(paths) == _reference_legacy_paths(paths)
+
+
 @pytest.mark.parametrize("query,symbol,names", [
     ("Session", True, ("Session",)), ("Rails::Engine", True, ("Engine",)), ("basic_format_args", True,
                                                                             ("basic_format_args",)),

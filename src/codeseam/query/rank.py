@@ -354,6 +354,7 @@ def boost_declarations(ranked: Sequence[tuple[T, float]], tier_of: Callable[[T],
 
 LEGACY_DIRS = frozenset({"deprecated", "legacy", "compat", "_compat", "obsolete", "old", "backport", "backports"})
 _VERSION_DIR = re.compile(r"^v(\d+)$")
+_MAYBE_LEGACY = re.compile(r"(?:^|/)(?:" + "|".join(sorted(LEGACY_DIRS)) + r"|v\d+)/", re.IGNORECASE)
 
 
 def legacy_paths(paths: Sequence[str]) -> frozenset[str]:
@@ -364,6 +365,8 @@ def legacy_paths(paths: Sequence[str]) -> frozenset[str]:
     versioned: list[tuple[str, str, int]] = []
     out = set()
     for p in paths:
+        if not _MAYBE_LEGACY.search(p):  # most paths: no legacy or version folder at all
+            continue
         parts = p.split("/")[:-1]
         if any(d.lower() in LEGACY_DIRS for d in parts):
             out.add(p)

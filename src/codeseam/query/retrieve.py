@@ -24,7 +24,7 @@ from . import rank
 from .analysis import (NOISE_WORDS, analyze, bm25_query, is_change, is_lookup, language, names_definition,
                        project_words, query_names, strip_noise)
 from .evidence import COVERAGE_TOP, covered_score, far_threshold, is_weak, weak_threshold
-from .fusion import Span, dedupe, rrf, weighted
+from .fusion import dedupe, rrf, weighted
 from .pieces import SPLIT_KINDS, Piece, as_piece, expand_pieces, merge_pieces
 from .rank import CHANGE_WORDS, RARE_WORD
 
@@ -213,14 +213,16 @@ def _one_file_words(ranked: list, words: list[str]) -> set[str]:
         return set()
     files: dict[str, set[str]] = {w: set() for w in words}
     for p, _ in ranked:
+        low = p.text.lower()  # once per candidate, not once per word
         for w in words:
-            if w in p.text.lower():
+            if w in low:
                 files[w].add(p.path)
     return {w for w, fs in files.items() if len(fs) == 1}
 
 
-def _span(pair) -> Span:
-    return Span(pair[0].path, pair[0].start_line, pair[0].end_line)
+def _span(pair) -> Piece:
+    """A ranked pair's span: its piece has the path and lines ``dedupe`` reads (no copy made)."""
+    return pair[0]
 
 
 def _stack(ranked: list, info, options: RetrieveOptions, spread: bool = True) -> list:
