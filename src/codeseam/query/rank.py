@@ -1,4 +1,4 @@
-"""Ranking priors applied after fusion: file roles, file-level evidence, name matches.
+"""Ranking priors applied after fusion: file roles, definition evidence, chunk kinds, the stack.
 
 Pure functions over fused candidates; ``retrieve.retrieve`` applies the ones its
 ``RetrieveOptions`` switch on (each one is a lever the eval measures alone).
@@ -13,30 +13,26 @@ Role prior
     "example", ...), that role weighs 1.0 like source. So does a candidate that holds a
     rare query word (``RARE_WORD``) no source candidate holds: it is what matches.
 
-File evidence
-    A file with several well-ranked chunks is more likely the file a change belongs to
-    than a file with one lucky chunk. Files are ranked by the sum of their candidates'
-    fused scores (each file's best ``FILE_TOP`` candidates), and every candidate gains
-    ``weight * U * (rrf_k + 1) / (rrf_k + file_rank)``: with RRF fusion, where a first place
-    in one list scores ``U = 1 / (rrf_k + 1)``, that is a third RRF list, of files.
-
-Name match
-    Inside a well-matched file, the definition whose *name* (identifier parts of its last
-    symbol part) or first documentation line shares words with the query is the likelier
-    one. A candidate gains ``weight * U * share`` where ``share`` is the fraction of the
-    query's content words found in its name.
-
 Definition evidence
     A long definition is cut into pieces, and each piece is ranked alone: three pieces of
     one function that each match a little lose to one small function that matches once.
     Candidates of the same definition (path and symbol) are ranked as a group, by the sum
-    of their scores, and every candidate gains ``weight * U * (rrf_k + 1) / (rrf_k +
-    group rank)``.
+    of their best ``FILE_TOP`` scores, and every candidate gains ``weight * U * (rrf_k + 1) /
+    (rrf_k + group rank)`` (``apply_group_evidence``: with RRF fusion, where a first place in
+    one list scores ``U = 1 / (rrf_k + 1)``, a third RRF list, of definitions).
 
 Kind prior
     Top-level code that holds no definition (imports, constants: kind ``module``) and a
     class's header (its fields: kind ``header``) are rarely where a behaviour lives; their
     scores are multiplied by ``KIND_WEIGHTS``.
+
+The stack (issue 20; each a lever measured alone, ``bench/results/rank-ablation.md``)
+    ``saturate`` (a file's later chunks count less), ``boost_file_coherence`` (each strong
+    file's best chunk), ``boost_path_match`` (query words naming the file or folder, earlier
+    words more), ``boost_named_files`` (a code name the question says that is a file's name),
+    ``boost_declarations`` (the declaration of a looked-up name over its namesakes) and
+    ``apply_legacy_prior`` (older copies). The file-evidence list and the name match of the
+    round before were measured, lost, and removed (``bench/results/rank-dropped.md``).
 
 ``U`` (``unit``) is the score of a first place in one list: ``1 / (rrf_k + 1)`` for RRF,
 1.0 for weighted fusion (scores normalised to 0..1), so a bonus means the same under both.
