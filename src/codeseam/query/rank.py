@@ -226,6 +226,11 @@ def boost_file_coherence(ranked: Sequence[tuple[T, float]], file_of: Callable[[T
     return _sorted([(item, s + lift.get(i, 0.0)) for i, (item, s) in enumerate(ranked)])
 
 
+def file_stem(path: str) -> str:
+    """A file's name up to its first dot (``src/JsonReader.Async.cs`` -> ``JsonReader``)."""
+    return path.rsplit("/", 1)[-1].split(".", 1)[0]
+
+
 def path_words(path: str, singular: bool = True) -> frozenset[str]:
     """The words of a file's name and its folder's name (``src/flask/blueprints.py`` ->
     blueprints, flask; ``RetryPolicy.swift`` -> retrypolicy, retry, policy); with ``singular``
@@ -234,7 +239,7 @@ def path_words(path: str, singular: bool = True) -> frozenset[str]:
     from ..chunk import split_identifier
 
     parts = path.rsplit("/", 2)
-    stem = parts[-1].split(".", 1)[0]
+    stem = file_stem(path)
     out = {stem.lower(), *split_identifier(stem)}
     if len(parts) > 1 and parts[-2] not in ("", ".", ".."):
         out.update({parts[-2].lower(), *split_identifier(parts[-2])})
@@ -297,7 +302,7 @@ def boost_named_files(ranked: Sequence[tuple[T, float]], path_of: Callable[[T], 
     out, seen = [], set()
     for item, s in ranked:
         path = path_of(item)
-        if path not in seen and name_key(path.rsplit("/", 1)[-1].split(".", 1)[0]) in keys:
+        if path not in seen and name_key(file_stem(path)) in keys:
             s += weight * top * role_weight(item)
         seen.add(path)
         out.append((item, s))

@@ -245,19 +245,23 @@ def _boosts(ranked: list, info, options: RetrieveOptions) -> list:
             if last not in info.names:
                 return 0.0
             t = max(rank.declaration_tier(p.text, n) for n in info.names)
-            stem = p.path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
+            stem = rank.file_stem(p.path).lower()
             bonus = 1.5 if any(stem == n.lower() or stem.replace("_", "") == n.lower() for n in info.names) else 1.0
             scale = 1.0 if info.symbol else 0.5
-            return t * bonus * scale * rank.ROLE_WEIGHTS.get(p.role, 1.0)  # a test double declares nothing
+            return t * bonus * scale * _role_weight(p)  # a test double declares nothing
         ranked = rank.boost_declarations(ranked, tier, weight=options.decl_weight)
     if options.path_weight and info.words and (options.path_levers == "all" or info.intent != "behaviour"):
         ranked = rank.boost_path_match(ranked, lambda p: p.path, info.words, weight=options.path_weight,
                                        decay=options.path_decay, singular=options.path_singular)
     if options.named_file and info.names and info.intent == "topic":
         keys = frozenset(rank.name_key(n) for n in info.names)
-        ranked = rank.boost_named_files(ranked, lambda p: p.path, lambda p: rank.ROLE_WEIGHTS.get(p.role, 1.0),
-                                        keys, weight=options.named_file)
+        ranked = rank.boost_named_files(ranked, lambda p: p.path, _role_weight, keys, weight=options.named_file)
     return ranked
+
+
+def _role_weight(p: Piece) -> float:
+    """The weight of a piece's file role (``rank.ROLE_WEIGHTS``; unknown roles 1.0)."""
+    return rank.ROLE_WEIGHTS.get(p.role, 1.0)
 
 
 def _evidence_inputs(store, embedder, query: str, filters) -> tuple[float, dict]:
