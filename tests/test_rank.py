@@ -27,6 +27,8 @@ from tests.test_eval_search import CHUNKS, PATH, file_lines, piece
     ("release notes of the last version", {"changelog"}),
     ("an example of streaming uploads", {"example"}),
     ("benchmark for the parser", {"benchmark"}),
+    ("where are the i18n error messages translated", {"locale"}),
+    ("ZodError structure and issue formatting", set()),
 ])
 def test_asked_roles(query, asked):
     assert rank.asked_roles(query) == asked

@@ -57,6 +57,11 @@ CASES = [
     ("vendor/github.com/pkg/errors/errors.go", "generated"), ("node_modules/lodash/index.js", "generated"),
     ("api/service_pb2.py", "generated"), ("api/service.pb.go", "generated"),
     ("third_party/zlib/inflate.c", "generated"), ("lib/models.g.dart", "generated"),
+    # translation tables: a folder of them, gettext and XLIFF catalogues; a test of one is a test
+    ("packages/zod/src/v4/locales/en.ts", "locale"), ("src/locale/fr.js", "locale"),
+    ("app/config/locales/en.yml", "locale"), ("src/i18n/messages_de.json", "locale"), ("po/de.po", "locale"),
+    ("web/translations/app.fr.xlf", "locale"), ("packages/zod/src/v4/core/tests/locales/he.test.ts", "test"),
+    ("docs/i18n/fr/index.md", "docs"), ("src/localize.py", "source"),
 ]
 
 

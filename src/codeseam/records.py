@@ -15,7 +15,7 @@ KINDS = ("function", "class", "method", "header", "module", "section", "window")
 
 # File roles (``discover.roles.file_role`` decides them from each ecosystem's conventions).
 ROLES = ("source", "test", "docs", "example", "changelog", "config", "build", "generated", "benchmark",
-         "fixture")
+         "fixture", "locale")
 
 
 def content_hash(*parts: str) -> str:

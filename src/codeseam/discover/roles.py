@@ -31,6 +31,10 @@ role            recognised by
                 ``pyproject.toml``, ``Cargo.toml``, ``go.mod``, ``package.json``,
                 ``build.rs``, ``Dockerfile``, ``*.gradle``, ``pom.xml``, bundler configs,
                 ``requirements*.txt``)
+``locale``      translation tables: ``locales/``, ``locale/``, ``i18n/``, ``l10n/``,
+                ``translations/`` and gettext/XLIFF catalogues (``*.po``, ``*.pot``,
+                ``*.xlf``, ``*.xliff``); the messages of one language each, data that
+                names every concept of the code in many languages
 ``config``      tool and CI configuration: dotfiles and dot-folders (``.github/``,
                 ``.eslintrc.*``, ``.gitignore``, ``.wallaby.js``), ``tsconfig.json``, ``tox.ini``, and data
                 files (YAML, TOML, INI, JSON) outside the source tree
@@ -59,7 +63,8 @@ __all__ = ["ROLES", "ROLES_VERSION", "SOURCE", "file_role", "HEAD_CHARS"]
 # Bump when a rule changes: the indexer then re-reads every file (vectors are reused).
 # 2: a test_*/*_test name of a language whose tests live in their own folder does not make a
 #    file inside a library folder a test (lib/bats-core/test_functions.bash is library code).
-ROLES_VERSION = 2
+# 3: translation tables (locales/, i18n/, *.po, ...) are the ``locale`` role, not source.
+ROLES_VERSION = 3
 SOURCE = "source"
 
 _GENERATED_DIRS = frozenset({"vendor", "vendored", "third_party", "thirdparty", "third-party",
@@ -87,6 +92,9 @@ _DOC_NAMES = re.compile(
     r"^(readme|contributing|code[-_]of[-_]conduct|license|licence|copying|authors|contributors|"
     r"maintainers|security|support|governance|notice|patents|credits|thanks|faq|install|usage|"
     r"upgrading|migration|migrating|roadmap|todo)(\b|[-_.]|$)", re.IGNORECASE)
+_LOCALE_DIRS = frozenset({"locales", "locale", "i18n", "l10n", "translations", "localization", "localizations",
+                          "localisation", "localisations"})
+_LOCALE_EXT = frozenset({".po", ".pot", ".xlf", ".xliff"})
 _CODE_EXT = frozenset({
     ".py", ".pyi", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts", ".go", ".rs", ".java",
     ".kt", ".kts", ".scala", ".rb", ".php", ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".cs",
@@ -185,6 +193,8 @@ def file_role(path: str, head: str = "") -> str:
         return "build"
     if dirset & _DOC_DIRS or suffix in _DOC_EXT or (not suffix and _DOC_NAMES.match(name)):
         return "docs"
+    if dirset & _LOCALE_DIRS or suffix in _LOCALE_EXT:
+        return "locale"
     if lname in _CONFIG_NAMES or any(d.startswith(".") for d in dirs) or name.startswith("."):
         return "config"
     if suffix in _DATA_EXT and not _under_source_tree(dirs):

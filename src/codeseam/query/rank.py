@@ -49,7 +49,7 @@ T = TypeVar("T")
 # Weight of each file role's candidates (source 1.0). Measured in bench/results/ablation.md.
 ROLE_WEIGHTS: dict[str, float] = {
     "source": 1.0, "test": 0.3, "fixture": 0.3, "docs": 0.3, "changelog": 0.3, "example": 0.3,
-    "benchmark": 0.3, "generated": 0.3, "config": 0.3, "build": 0.3,
+    "benchmark": 0.3, "generated": 0.3, "config": 0.3, "build": 0.3, "locale": 0.3,
 }
 
 # Words that ask for a role ("where are the tests for X", "docs about Y"). Matched as whole
@@ -65,6 +65,9 @@ ROLE_WORDS: dict[str, frozenset[str]] = {
     "benchmark": frozenset({"benchmark", "benchmarks", "bench", "benches"}),
     "generated": frozenset({"generated", "vendored", "vendor"}),
     "config": frozenset({"ci", "workflow", "workflows", "lint", "linter", "eslint", "tsconfig"}),
+    "locale": frozenset({"locale", "locales", "i18n", "l10n", "translation", "translations", "translated",
+                         "localization", "localisation", "localized", "localised", "internationalization",
+                         "internationalisation"}),
     "build": frozenset({"makefile", "dockerfile", "packaging", "setup.py", "pyproject", "cargo.toml"}),
 }
 _PHRASES: dict[str, tuple[str, ...]] = {"changelog": ("release notes", "release note")}
