@@ -160,7 +160,7 @@ def _analyzer_cache(cache: Path, params: dict) -> str:
     return str(other)
 
 
-PREVIOUS = "+path0+nosing+pdec0+named0+decl0+sat1+coh0+legacy1+noforms+nochg+noproj"  # last round's default, every new lever off
+PREVIOUS = "+path0+nosing+pdec0+named0+fname0+decl0+sat1+coh0+legacy1+noforms+nochg+noproj"  # last round's default, every new lever off
 MAIN = [
     ("hybrid-ast", "the default: dense + BM25, fused, the ranking stack"),
     ("bm25-ast", "BM25 alone with the ranking stack (what a first index has before vectors)"),
@@ -176,6 +176,7 @@ KEPT = [
     ("+nosing", "plural file and folder names only as written in the path match (utils does not meet utility)"),
     ("+pdec0", "every query word weighs alike in the path match (not the earlier more)"),
     ("+named0", "no named-file boost (a code name in a question that is a file's name)"),
+    ("+fname0", "no boost for a file the query names with its extension (framework.dart)"),
     ("+noproj", "the searched repository's name kept in the BM25 query and the path match"),
     ("+decl0", "no declaration boost"),
     ("+nofetch", "declarations only among the candidates (not fetched by symbol)"),
@@ -207,6 +208,7 @@ TRIED = [  # the levers measured and removed from the code are in rank-dropped.m
     ("+pdec0.2", "path match word decay 0.2"), ("+pdec1", "path match word decay 1.0"),
     ("+pdec2", "path match word decay 2.0"),
     ("+named0.15", "named-file boost 0.15"), ("+named0.5", "named-file boost 0.5"), ("+named1", "named-file boost 1.0"),
+    ("+fname0.15", "file-name boost 0.15"), ("+fname0.3", "file-name boost 0.3"),
 ]
 
 

@@ -164,6 +164,27 @@ def test_analyze(query, symbol, names):
     assert info.symbol is symbol and info.names == names
 
 
+@pytest.mark.parametrize("query,files", [
+    ("how the framework.dart entry point wires all riverpod components", ("framework.dart",)),
+    ("harden error handling in `lib/cli/run.js`", ("run.js",)),
+    ("Fix zsh.rs subcommand deduplication", ("zsh.rs",)),
+    ("made ImportError verbose in cli.py", ("cli.py",)),
+    ("how nvm installs a specific Node.js version", ("node.js",)),  # only a file of that name would match
+    ("os.path.join and fmt.Println", ()), ("how are routes registered", ()), ("version 1.2.3", ()),
+])
+def test_analyze_finds_file_names(query, files):
+    assert analyze(query).files == files
+
+
+def test_a_file_named_with_its_extension_lifts_that_files_best_candidate():
+    ranked = [("lib/src/providers/provider.dart", 1.0), ("lib/src/core/ref.dart", 0.9),
+              ("lib/src/framework.dart", 0.5), ("lib/src/framework.dart", 0.4), ("lib/framework.dart.bak", 0.45)]
+    got = rank.boost_named_files(ranked, lambda p: p, lambda p: 1.0, frozenset({"framework.dart"}), weight=0.6,
+                                 key=rank.file_name_key)
+    assert got[0] == ("lib/src/framework.dart", pytest.approx(1.1))
+    assert dict(got[1:]) == dict(ranked[:2] + ranked[3:])  # its second candidate and the rest: unchanged
+
+
 # -- the first page does not depend on k (issue 20) ----------------------------------------------
 
 STDLIB_FILES = ("argparse.py", "difflib.py", "configparser.py", "gzip.py", "shutil.py", "calendar.py", "bisect.py",
@@ -358,3 +379,28 @@ def test_a_question_naming_a_class_finds_the_file_named_after_it(tmp_path):
 
         assert top() == "lib/retry_policy.py"
         assert top(options=RetrieveOptions(named_file=0.0)) == "lib/retry.py"  # what the lever changes
+
+
+def test_a_query_naming_a_file_with_its_extension_finds_that_file(tmp_path):
+    """"how does retry_policy.py decide to retry a failed request": ``retry.py`` says every word
+    more often; the file the query names with its extension is the one meant."""
+    from codeseam import api
+    from codeseam.query.retrieve import RetrieveOptions, retrieve
+    from codeseam.settings import load_settings
+    from codeseam.store import Filters
+
+    for rel, text in NAMED_FILES.items():
+        (tmp_path / "proj" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "proj" / rel).write_text(text)
+    settings = load_settings({"embedding_backend": "fake", "data_dir": str(tmp_path / "data"), "freshness": "off"},
+                             env={})
+    with api.Index(settings, create=True) as ix:
+        ix.index(tmp_path / "proj", repo_id="proj")
+        q = "how does retry_policy.py decide to retry a failed request"
+
+        def top(**kw) -> str:
+            return retrieve(ix.store, ix.embedder, ix.settings, q, Filters(repos=("proj",)), 3, mode="bm25",
+                            options=RetrieveOptions(path_weight=0.0, named_file=0.0, **kw)).hits[0].path
+
+        assert top() == "lib/retry_policy.py"
+        assert top(file_names=0.0) == "lib/retry.py"  # what the lever changes

@@ -61,7 +61,7 @@ _NUMBERS: dict[str, tuple[str, str, Any]] = {
     "coh": ("options", "coherence", float), "path": ("options", "path_weight", float),
     "decl": ("options", "decl_weight", float), "head": ("options", "expand_head", int),
     "legacy": ("options", "legacy", float), "named": ("options", "named_file", float),
-    "pdec": ("options", "path_decay", float),
+    "pdec": ("options", "path_decay", float), "fname": ("options", "file_names", float),
 }
 # +<switch>: RetrieveOptions field and value
 _SWITCHES: dict[str, tuple[str, Any]] = {
@@ -85,7 +85,7 @@ OPTION_HELP = ("options: " + ", ".join(f"+{k}<N>" for k in _NUMBERS) + ", "
 # What the plain baselines switch off: everything but fusion (the query as typed, no prior).
 PLAIN_OPTIONS = {"split_query": False, "role_prior": False, "forms": False, "strip_change": False,
                  "path_weight": 0.0, "named_file": 0.0, "decl_weight": 0.0, "saturation": 1.0, "coherence": 0.0, "legacy": 1.0,
-                 "project_words": False}
+                 "project_words": False, "file_names": 0.0}
 
 
 @dataclass(frozen=True)

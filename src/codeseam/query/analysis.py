@@ -116,6 +116,9 @@ _EMBEDDED_NAME = re.compile(r"\b(?:[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[a-z][a-z0-9]
                             r"|[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+)\b")
 _QUALIFIER = re.compile(r"::|\\|->|\.|#")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+# A file name with its extension ("framework.dart", `lib/cli/run.js`: its last part); matched
+# against whole file names, so a product name shaped like one ("Node.js") costs nothing.
+_FILE_NAME = re.compile(r"(?<![\w.-])(?:[\w.-]*/)?([A-Za-z0-9_][\w-]*\.[a-z][a-z0-9]{0,4})(?![\w.-])")
 PATH_STOP = NOISE_WORDS | frozenset({"not", "if", "has", "have", "which", "get", "set", "via", "using", "use"})
 
 
@@ -129,6 +132,8 @@ class QueryInfo:
     symbol query, the identifier-shaped names inside a question otherwise. ``words``: the
     lower-cased content words (question words out), for matching file paths. ``intent``: the
     query's kind (``intent``), which decides the file-level levers and the path match.
+    ``files``: file names the query says with their extension (``framework.dart``, ``cli.py``),
+    lower case: a file of exactly that name is the one meant.
     """
 
     text: str
@@ -136,6 +141,7 @@ class QueryInfo:
     names: tuple[str, ...]
     words: tuple[str, ...]
     intent: str
+    files: tuple[str, ...] = ()
 
 
 def analyze(query: str) -> QueryInfo:
@@ -148,7 +154,8 @@ def analyze(query: str) -> QueryInfo:
         names = tuple(dict.fromkeys(_EMBEDDED_NAME.findall(q)))
     words = tuple(dict.fromkeys(w.lower() for w in _WORD.findall(q)
                                 if len(w) > 2 and w.lower() not in PATH_STOP))
-    return QueryInfo(q, symbol, names, words, intent(q))
+    files = tuple(dict.fromkeys(m.lower() for m in _FILE_NAME.findall(q)))
+    return QueryInfo(q, symbol, names, words, intent(q), files)
 
 
 # -- intent: a question about a part of the code, or a description of one behaviour -------------

@@ -29,7 +29,8 @@ Kind prior
 The stack (issue 20; each a lever measured alone, ``bench/results/rank-ablation.md``)
     ``saturate`` (a file's later chunks count less), ``boost_file_coherence`` (each strong
     file's best chunk), ``boost_path_match`` (query words naming the file or folder, earlier
-    words more), ``boost_named_files`` (a code name the question says that is a file's name),
+    words more), ``boost_named_files`` (a code name the question says that is a file's name;
+    with ``file_name_key``, a file the query names with its extension),
     ``boost_declarations`` (the declaration of a looked-up name over its namesakes) and
     ``apply_legacy_prior`` (older copies). The file-evidence list and the name match of the
     round before were measured, lost, and removed (``bench/results/rank-dropped.md``).
@@ -293,19 +294,30 @@ def name_key(name: str) -> str:
     return last.lower().replace("_", "").replace("-", "")
 
 
+def _stem_key(path: str) -> str:
+    return name_key(file_stem(path))
+
+
+def file_name_key(path: str) -> str:
+    """A path's whole file name, lower case (what a query's ``framework.dart`` is matched with)."""
+    return path.rsplit("/", 1)[-1].lower()
+
+
 def boost_named_files(ranked: Sequence[tuple[T, float]], path_of: Callable[[T], str], role_weight: Callable[[T], float],
-                      keys: frozenset[str], *, weight: float) -> list[tuple[T, float]]:
-    """The best candidate of each file whose name (up to its first dot) is one of the code
-    names the query says (``keys``, ``name_key``) gains ``weight * top * role_weight``: a
+                      keys: frozenset[str], *, weight: float,
+                      key: Callable[[str], str] = _stem_key) -> list[tuple[T, float]]:
+    """The best candidate of each file whose name (up to its first dot; ``key``) is one of the
+    code names the query says (``keys``, ``name_key``) gains ``weight * top * role_weight``: a
     question about ``ManageHook`` is about ``ManageHook.hs`` before a file that only uses it
-    (its best chunk only: the file comes first, not all of it)."""
+    (its best chunk only: the file comes first, not all of it). With ``key=file_name_key``,
+    ``keys`` are whole file names the query says (``framework.dart``)."""
     if not ranked or weight <= 0 or not keys:
         return list(ranked)
     top = max(s for _, s in ranked)
     out, seen = [], set()
     for item, s in ranked:
         path = path_of(item)
-        if path not in seen and name_key(file_stem(path)) in keys:
+        if path not in seen and key(path) in keys:
             s += weight * top * role_weight(item)
         seen.add(path)
         out.append((item, s))

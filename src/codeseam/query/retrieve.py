@@ -55,7 +55,8 @@ class RetrieveOptions:
     ``decl_fetch`` also found by symbol in the store), ``path_weight`` (query words naming the
     file or folder, earlier words weighing more: ``path_decay``; for the intents in
     ``path_levers``), ``named_file`` (a code name in a question that is a file's name:
-    ``ManageHook`` -> ``ManageHook.hs``), ``legacy`` (older copies),
+    ``ManageHook`` -> ``ManageHook.hs``), ``file_names`` (a file the query names with its
+    extension, any intent: ``framework.dart``), ``legacy`` (older copies),
     ``coherence`` and ``saturation`` / ``saturation_free`` (file-level: for the intents in
     ``file_levers``). Pieces: ``merge`` joins adjacent retrieved pieces, ``expand`` turns a piece
     among the first k (or ``expand_head``, when more) into its whole definition.
@@ -84,6 +85,7 @@ class RetrieveOptions:
     decl_weight: float = 1.0  # a declaration of the name a query looks up: decl_weight * top * tier
     decl_fetch: bool = True  # for a one-name query, also fetch its declarations by symbol from the store
     named_file: float = 0.3  # a topic query's code name that is a file's name: that file's best candidate gains named_file * top
+    file_names: float = 1.0  # a file the query names with its extension (framework.dart): its best candidate gains file_names * top
     legacy: float = 0.5  # older copies (deprecated/, compat/, v3/ beside v4/) weigh this much
     file_levers: str = "topic+symbol"  # which intents get coherence and saturation: all, topic, or topic+symbol
     path_levers: str = "topic+symbol"  # which intents get the path match: all, or topic+symbol
@@ -256,6 +258,9 @@ def _boosts(ranked: list, info, options: RetrieveOptions) -> list:
     if options.named_file and info.names and info.intent == "topic":
         keys = frozenset(rank.name_key(n) for n in info.names)
         ranked = rank.boost_named_files(ranked, lambda p: p.path, _role_weight, keys, weight=options.named_file)
+    if options.file_names and info.files:
+        ranked = rank.boost_named_files(ranked, lambda p: p.path, _role_weight, frozenset(info.files),
+                                        weight=options.file_names, key=rank.file_name_key)
     return ranked
 
 
