@@ -228,7 +228,7 @@ def _identifier():
     """py3langid's naive Bayes model (it ships in the wheel), limited to ``LANGUAGES``."""
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
-    ident = LanguageIdentifier.from_model_file(MODEL_FILE)
+    ident = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
     ident.set_languages(list(LANGUAGES))
     return ident
 
@@ -243,10 +243,20 @@ def prose_words(query: str) -> list[str]:
     return out
 
 
+# A code-search query is English unless another language is far likelier: the model's
+# probability of English (over ``LANGUAGES``) must fall below this. Short English noun phrases of
+# code words read as another language by the model alone ("Rack spec conformance validator":
+# Portuguese, "JSON Schema to Zod schema conversion": Italian) still give English 0.07 to 0.31;
+# every Turkish and German query of the dev sets (106, translations and negatives) gives it at
+# most 0.003 (bench/results/weak.md).
+ENGLISH_FLOOR = 0.05
+
+
 @functools.lru_cache(maxsize=4096)
 def language(query: str) -> str:
     """The language a query is written in (``LANGUAGES``; ``en`` when there are fewer than three
-    words of prose to tell by). Letters English does not use decide at once."""
+    words of prose to tell by, or when the model gives English at least ``ENGLISH_FLOOR``).
+    Letters English does not use make the model read every word, not only three or more."""
     if _NON_ENGLISH.search(query) is None:
         words = prose_words(query)
         if len(words) < 3:
@@ -254,7 +264,10 @@ def language(query: str) -> str:
         text = " ".join(words)
     else:
         text = " ".join(prose_words(query)) or query
-    return str(_identifier().classify(text)[0])
+    ranked = _identifier().rank(text)
+    if dict(ranked).get("en", 0.0) >= ENGLISH_FLOOR:
+        return "en"
+    return str(ranked[0][0])
 
 
 def intent(query: str) -> str:
