@@ -355,52 +355,49 @@ NAMED_FILES = {
 }
 
 
-def test_a_question_naming_a_class_finds_the_file_named_after_it(tmp_path):
+@pytest.fixture
+def named_top(tmp_path):
+    """``top(query, options)``: the first BM25 hit's path on a real index of ``NAMED_FILES``."""
+    from codeseam import api
+    from codeseam.query.retrieve import retrieve
+    from codeseam.settings import load_settings
+    from codeseam.store import Filters
+
+    for rel, text in NAMED_FILES.items():
+        (tmp_path / "proj" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "proj" / rel).write_text(text)
+    settings = load_settings({"embedding_backend": "fake", "data_dir": str(tmp_path / "data"), "freshness": "off"},
+                             env={})
+    with api.Index(settings, create=True) as ix:
+        ix.index(tmp_path / "proj", repo_id="proj")
+
+        def top(query: str, **kw) -> str:
+            return retrieve(ix.store, ix.embedder, ix.settings, query, Filters(repos=("proj",)), 3, mode="bm25",
+                            **kw).hits[0].path
+
+        yield top
+
+
+def test_a_question_naming_a_class_finds_the_file_named_after_it(named_top):
     """"how does RetryPolicy decide to retry a failed request": ``retry.py``, which uses a
     policy, says every word more often and its name matches as many of the question's words;
     the file named after the name the question says is the answer (nothing declares it)."""
-    from codeseam import api
-    from codeseam.query.retrieve import RetrieveOptions, retrieve
-    from codeseam.settings import load_settings
-    from codeseam.store import Filters
+    from codeseam.query.retrieve import RetrieveOptions
 
-    for rel, text in NAMED_FILES.items():
-        (tmp_path / "proj" / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / "proj" / rel).write_text(text)
-    settings = load_settings({"embedding_backend": "fake", "data_dir": str(tmp_path / "data"), "freshness": "off"},
-                             env={})
-    with api.Index(settings, create=True) as ix:
-        ix.index(tmp_path / "proj", repo_id="proj")
-        q = "how does RetryPolicy decide to retry a failed request"
-
-        def top(**kw) -> str:
-            return retrieve(ix.store, ix.embedder, ix.settings, q, Filters(repos=("proj",)), 3, mode="bm25",
-                            **kw).hits[0].path
-
-        assert top() == "lib/retry_policy.py"
-        assert top(options=RetrieveOptions(named_file=0.0)) == "lib/retry.py"  # what the lever changes
+    q = "how does RetryPolicy decide to retry a failed request"
+    assert named_top(q) == "lib/retry_policy.py"
+    assert named_top(q, options=RetrieveOptions(named_file=0.0)) == "lib/retry.py"  # what the lever changes
 
 
-def test_a_query_naming_a_file_with_its_extension_finds_that_file(tmp_path):
+def test_a_query_naming_a_file_with_its_extension_finds_that_file(named_top):
     """"how does retry_policy.py decide to retry a failed request": ``retry.py`` says every word
     more often; the file the query names with its extension is the one meant."""
-    from codeseam import api
-    from codeseam.query.retrieve import RetrieveOptions, retrieve
-    from codeseam.settings import load_settings
-    from codeseam.store import Filters
+    from codeseam.query.retrieve import RetrieveOptions
 
-    for rel, text in NAMED_FILES.items():
-        (tmp_path / "proj" / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / "proj" / rel).write_text(text)
-    settings = load_settings({"embedding_backend": "fake", "data_dir": str(tmp_path / "data"), "freshness": "off"},
-                             env={})
-    with api.Index(settings, create=True) as ix:
-        ix.index(tmp_path / "proj", repo_id="proj")
-        q = "how does retry_policy.py decide to retry a failed request"
+    q = "how does retry_policy.py decide to retry a failed request"
 
-        def top(**kw) -> str:
-            return retrieve(ix.store, ix.embedder, ix.settings, q, Filters(repos=("proj",)), 3, mode="bm25",
-                            options=RetrieveOptions(path_weight=0.0, named_file=0.0, **kw)).hits[0].path
+    def top(**kw) -> str:
+        return named_top(q, options=RetrieveOptions(path_weight=0.0, named_file=0.0, **kw))
 
-        assert top() == "lib/retry_policy.py"
-        assert top(file_names=0.0) == "lib/retry.py"  # what the lever changes
+    assert top() == "lib/retry_policy.py"
+    assert top(file_names=0.0) == "lib/retry.py"  # what the lever changes

@@ -11,7 +11,8 @@ A variant name is ``<mode>-<chunker>[-enriched][+option...]``:
   ``+rw<W>`` (RRF, the lists weigh ``2W`` and ``2(1-W)``), ``+t<X>`` (weak threshold X),
   ``+wk<W>`` (dense weight when the result is weak), and the ``RetrieveOptions`` numbers
   (``+depth<N>``, ``+def<W>``, ``+symb<W>``, ``+sat<X>``, ``+free<N>``, ``+coh<X>``,
-  ``+path<X>``, ``+decl<X>``, ``+head<N>``, ``+legacy<X>``, ``+named<X>``, ``+pdec<X>``);
+  ``+path<X>``, ``+decl<X>``, ``+head<N>``, ``+legacy<X>``, ``+named<X>``, ``+pdec<X>``,
+  ``+fname<X>``);
   switches, ``+frag``, ``+rawq``,
   ``+sym``/``+nosym``, ``+noise``/``+nonoise``, ``+role``/``+norole``, ``+kind``/``+nokind``,
   ``+expand``/``+noexpand``, ``+symhard``, ``+fetch``/``+nofetch``, ``+rare``/``+norare``,
