@@ -160,6 +160,9 @@ class IndexRun:
         new.pop("lost", None)
         if lost:
             new["lost"] = lost
+        if self.scope is None:  # an index written before chunk layouts existed gets them once
+            with self.write_guard():
+                self.store.ensure_layouts(self.repo_id)
         if touched or new != record:
             self.store.put_repo_record(self.repo_id, new)
         if self.verifying:
@@ -308,10 +311,13 @@ class IndexRun:
         chunks = [c for p in batch for c in p.chunks]
         vectors = self._vectors(chunks)
         rows, it = [], iter(vectors)
+        layouts: dict[str, tuple[str, list]] = {}
         for p in batch:
+            mine = layouts.setdefault(p.file.path, (p.file_hash, []))[1]
             for ordinal, c in enumerate(p.chunks):
-                rows.append(ChunkRow(chunk_row_id(self.repo_id, c.path, ordinal, c.hash),
+                mine.append(ChunkRow(chunk_row_id(self.repo_id, c.path, ordinal, c.hash),
                                      self.repo_id, p.file_hash, c, next(it)))
+                rows.append(mine[-1])
         now = time.time()
         paths = [p.file.path for p in batch]
         pending = [FileEntry(self.repo_id, p.file.path, p.file.size, p.file.mtime_ns, p.file_hash,
@@ -323,6 +329,7 @@ class IndexRun:
             self.store.delete_paths(self.repo_id, paths)
             if rows:  # on Lite every row of these paths was just deleted: a plain insert (no id is stored)
                 self.store.insert_chunks(rows, replace=not getattr(self.store, "lite", False))
+            self.store.put_layouts(self.repo_id, layouts)  # what a search reads to find a split definition's pieces
             self.store.put_file_entries(final)
         self.report.files_indexed += len(batch)
         self.report.chunks_written += len(rows)

@@ -9,7 +9,8 @@ same code path. ``import codeseam.store`` does not import pymilvus.
 
 Modules: ``model`` (records, limits), ``expr`` (safe filter expressions, path globs),
 ``schema`` (collections), ``lock`` and ``lite`` (Milvus Lite process), ``client`` (errors,
-paging, batching), ``core`` (``Store``).
+paging, batching), ``core`` (``Store``) with its mixins ``retrieval``, ``pending`` and
+``layouts``.
 """
 
 from __future__ import annotations

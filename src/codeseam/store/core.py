@@ -23,6 +23,7 @@ from . import schema as sch
 from . import setup
 from .connect import Connection, connect
 from .expr import all_of, eq, is_in, like_prefix, quotable
+from .layouts import Layouts, file_id
 from .pending import PendingRows
 from .retrieval import Retrieval, stored as _stored
 from .model import (ChunkRow, FileEntry, IndexMeta, StoredChunk, check_chunk_id, check_repo_id, check_varchar,
@@ -35,15 +36,11 @@ HASHES_PER_QUERY = 256
 IDS_PER_FETCH = 256
 
 
-def _file_id(repo_id: str, path: str) -> str:
-    return content_hash("file", repo_id, path)
-
-
 def _repo_key(repo_id: str) -> str:
     return "repo:" + content_hash(repo_id)
 
 
-class Store(Retrieval, PendingRows):
+class Store(Retrieval, PendingRows, Layouts):
     """An open index. Use :meth:`open`; the constructor is internal."""
 
     def __init__(self, conn: Connection, collection: str) -> None:
@@ -151,7 +148,7 @@ class Store(Retrieval, PendingRows):
             check_repo_id(e.repo_id)
             check_varchar("path", e.path)
             check_varchar("file_hash", e.file_hash)
-            rows.append({"id": _file_id(e.repo_id, e.path), "repo_id": e.repo_id, "path": e.path,
+            rows.append({"id": file_id(e.repo_id, e.path), "repo_id": e.repo_id, "path": e.path,
                          "size": int(e.size), "mtime_ns": int(e.mtime_ns), "file_hash": e.file_hash,
                          "n_chunks": int(e.n_chunks), "indexed_at": float(e.indexed_at),
                          "v": sch.DUMMY_VECTOR})
@@ -161,7 +158,8 @@ class Store(Retrieval, PendingRows):
     def delete_file_entries(self, repo_id: str, paths: Sequence[str]) -> None:
         check_repo_id(repo_id)
         with self._rows_lock:
-            self._m.delete_ids(self.names.files, [_file_id(repo_id, p) for p in dict.fromkeys(paths)])
+            self._m.delete_ids(self.names.files, [file_id(repo_id, p) for p in dict.fromkeys(paths)])
+            self.delete_layouts(repo_id, paths)
 
     def repo_records(self) -> dict[str, dict]:
         with self._rows_lock:
@@ -245,25 +243,6 @@ class Store(Retrieval, PendingRows):
             by_hash[r["file_hash"]] = by_hash.get(r["file_hash"], 0) + 1
         return census
 
-    def chunk_spans(self, repo_id: str, paths: Sequence[str]) -> dict[str, list[StoredChunk]]:
-        """Every chunk of each file with its symbol, kind and lines but no text (``text`` is
-        ""), in line order per path: enough to find the pieces of a split definition. One
-        query for up to ``PATHS_PER_QUERY`` paths (each query scans the collection on Lite)."""
-        check_repo_id(repo_id)
-        plain = sorted({p for p in paths if quotable(p)})
-        fields = ["id", "repo_id", "path", "symbol", "kind", "start_line", "end_line"]
-        out: dict[str, list[StoredChunk]] = {p: [] for p in paths}
-        for i in range(0, len(plain), PATHS_PER_QUERY):
-            expr = all_of(eq("repo_id", repo_id), is_in("path", plain[i:i + PATHS_PER_QUERY]))
-            for r in self._m.query_all(self.names.chunks, expr, fields):
-                out[r["path"]].append(StoredChunk(
-                    id=r["id"], repo_id=r["repo_id"], path=r["path"], language="", symbol=r["symbol"], parent="",
-                    kind=r["kind"], start_line=int(r["start_line"]), end_line=int(r["end_line"]), text="",
-                    chunk_hash="", file_hash=""))
-        for rows in out.values():
-            rows.sort(key=lambda c: (c.start_line, c.end_line))
-        return out
-
     def chunks_by_ids(self, ids: Sequence[str]) -> list[StoredChunk]:
         """The chunks with these ids, in the order given (missing ones left out)."""
         return list(self._fetch_in_order([i for i in ids if i and quotable(i)]))
@@ -313,6 +292,7 @@ class Store(Retrieval, PendingRows):
         n = self._m.count(self.names.chunks, repo)
         self._m.delete_where(self.names.chunks, repo)
         self._m.delete_where(self.names.files, repo)
+        self.delete_repo_layouts(repo_id)
         self._m.delete_ids(self.names.meta, [_repo_key(repo_id)])
         self._known.discard(repo_id)
         return n

@@ -3,7 +3,8 @@
 - ``N``        chunks: text, BM25-analysed ``indexed_text`` (Milvus' BM25 Function writes
                ``sparse``), the dense vector, and where the chunk lives;
 - ``N_files``  the file manifest, one row per (repo_id, path);
-- ``N_meta``   key/value rows: the index meta and one record per repo.
+- ``N_meta``   key/value rows: the index meta, one record per repo and one chunk layout per
+               file (``layouts.py``).
 
 Milvus needs a vector field in every collection, so the two small ones carry a 2-d dummy.
 ``repo_id`` is the partition key only on a Milvus server: on Milvus Lite 2.5 a partition key
