@@ -43,6 +43,19 @@ def test_coverage_meets_word_forms_and_identifier_parts():
     assert evidence.covered_score(None, ["retries"], [text], "x", table) is None
 
 
+def test_agreement_of_the_two_candidate_lists():
+    a = ["x.py", "x.py", "y.py", "z.py", "u.py", "v.py", "w.py"]
+    assert evidence.agreement(a, ["x.py", "q.py"]) == 1.0  # the same first file
+    assert evidence.agreement(a, ["q.py", "x.py"]) == 0.5  # dense's first among BM25's first 5, not the other way
+    assert evidence.agreement(a, ["w.py", "q.py"]) == 0.0  # w.py is dense's 6th file: past AGREE_TOP
+    assert evidence.agreement(a, ["w.py"], top=6) == 0.5
+    assert evidence.agreement(a, []) == 0.5 and evidence.agreement([], a) == 0.5  # one list only: no opinion
+    table = {"x": {"en": 0.1, "coverage": 0.3, "agreement": 0.1}, "y": {"en": 0.1}}
+    assert evidence.covered_score(0.4, [], [], "x", table, agree=1.0) == pytest.approx(0.5)
+    assert evidence.covered_score(0.4, [], [], "y", table, agree=1.0) == 0.4  # calibrated without it
+    assert evidence.covered_score(None, [], [], "x", table, agree=1.0) is None
+
+
 _word = st.text("abcdefgh", min_size=2, max_size=8)
 
 

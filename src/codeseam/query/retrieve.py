@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from . import rank
 from .analysis import (NOISE_WORDS, analyze, bm25_query, is_change, is_lookup, language, names_definition,
                        project_words, query_names, strip_noise)
-from .evidence import COVERAGE_TOP, covered_score, far_threshold, is_weak, weak_threshold
+from .evidence import COVERAGE_TOP, agreement, covered_score, far_threshold, is_weak, weak_threshold
 from .fusion import dedupe, rrf, weighted
 from .pieces import SPLIT_KINDS, Piece, as_piece, expand_pieces, merge_pieces
 from .rank import CHANGE_WORDS, RARE_WORD
@@ -164,7 +164,9 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
     if spread and options.saturation < 1.0:
         kept = rank.saturate(kept, lambda p: p.path, decay=options.saturation, free=options.saturation_free)
     # the first results before expansion: the same for every k
-    score = covered_score(base, list(counts), (p.path + "\n" + p.text for p, _ in kept[:COVERAGE_TOP]), embedder.id)
+    agree = agreement((f"{c.repo_id}\0{c.path}" for c in dense), (f"{c.repo_id}\0{c.path}" for c in sparse))
+    score = covered_score(base, list(counts), (p.path + "\n" + p.text for p, _ in kept[:COVERAGE_TOP]), embedder.id,
+                          agree=agree)
     weak = is_weak(score, weak_threshold(settings, embedder.id, language(query)))
     if options.expand:
         kept = _expand(kept, store, lock, max(options.expand_head or 0, k))
