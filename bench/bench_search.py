@@ -14,9 +14,9 @@ in ``--cache`` and reused while their meta (embedder, chunker, schema) still mat
 Measures, per index size, with the golden queries of ../shared/golden/stdlib-dev.jsonl:
 
 1. warm in-process: ``Index.search`` (hybrid, k=8: query embedding + dense + BM25 + fusion),
-   and side by side the parts (query embedding, dense alone, BM25 alone) and two variants that
-   keep results exact: BM25 sent to the Lite server while the query is embedded ("overlapped";
-   its hits are checked equal to ``Index.search``'s), and the dense search at other depths.
+   and side by side the parts (query embedding, dense alone, BM25 alone) and the dense search at
+   other depths. (``retrieve`` itself sends BM25 to the Lite server while the query is embedded
+   since the ranking stack, so the "overlapped" variant this bench measured before is gone.)
 2. cold CLI, a fresh ``codeseam search QUERY --json`` process each time: (a) opening the Lite
    file itself (RAG_KEEPALIVE=0), (b) through a running keep-alive server, (c) the first call,
    which starts the keep-alive server; plus the keep-alive server's memory (its process and
@@ -30,7 +30,6 @@ Results: bench/results/search.md and search.json.
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
 import hashlib
 import json
 import os
@@ -177,24 +176,15 @@ def golden_queries() -> list[str]:
 
 def warm(settings, queries: list[str], rounds: int) -> dict:
     from codeseam.query.analysis import bm25_query
-    from codeseam.query.retrieve import retrieve
     from codeseam.store import Filters
 
     embed.clear_cache()  # the real bundled model
-    pool = concurrent.futures.ThreadPoolExecutor(1)
     with api.open_index(settings) as ix:
         for q in queries[:10]:
             ix.search(q)
         depth = max(4 * K, 40)
-
-        def overlapped(q: str):  # Index.search, with BM25 sent before the query is embedded
-            sparse = pool.submit(ix.store.bm25_search, bm25_query(q), depth, Filters())
-            filters = Filters(repos=ix._known_repos(None))
-            return retrieve(Prefetched(ix.store, sparse), ix.embedder, ix.settings, q, filters, K, lock=ix.lock)
-
         variants = {
             "hybrid: Index.search": lambda q: ix.search(q),
-            "hybrid, BM25 overlapped with the query embedding": overlapped,
             "query embedding alone (bundled, ONNX)": lambda q: ix.embedder.embed_query(q),
             "dense search alone (depth 40)": lambda q: ix.store.dense_search(vecs[q], depth, Filters()),
             "dense search alone (depth 16)": lambda q: ix.store.dense_search(vecs[q], 16, Filters()),
@@ -202,7 +192,6 @@ def warm(settings, queries: list[str], rounds: int) -> dict:
             "BM25 search alone (depth 40)": lambda q: ix.store.bm25_search(bm25_query(q), depth, Filters()),
         }
         vecs = {q: ix.embedder.embed_query(q) for q in queries}
-        same = all(_hits(ix.search(q)) == _hits(overlapped(q)) for q in queries)
         times: dict[str, list[float]] = {name: [] for name in variants}
         for _ in range(rounds):
             for q in queries:
@@ -210,25 +199,7 @@ def warm(settings, queries: list[str], rounds: int) -> dict:
                     t = time.perf_counter()
                     fn(q)
                     times[name].append((time.perf_counter() - t) * 1000)
-    pool.shutdown()
-    return {"ms": {name: latency(xs) for name, xs in times.items()}, "overlapped_same_hits": same}
-
-
-class Prefetched:
-    """The store, except that its BM25 search was already sent (``future``)."""
-
-    def __init__(self, store, future) -> None:
-        self._store, self._future = store, future
-
-    def bm25_search(self, text, k, filters):
-        return self._future.result()
-
-    def __getattr__(self, name):
-        return getattr(self._store, name)
-
-
-def _hits(result) -> list[tuple]:
-    return [(h.path, h.start_line, h.end_line, round(h.score, 6)) for h in result.hits]
+    return {"ms": {name: latency(xs) for name, xs in times.items()}}
 
 
 # -- cold, a fresh CLI process --------------------------------------------------------------------
@@ -337,9 +308,7 @@ def render(data: dict) -> str:
         for name, v in r["warm"]["ms"].items():
             bold = "**" if name.startswith("hybrid: ") else ""
             lines.append(f"| {name} | {bold}{v['p50']}{bold} | {v['p95']} | {v['n']} |")
-        lines += ["", f"The overlapped variant returned the same hits as `Index.search` for every query: "
-                  f"{r['warm']['overlapped_same_hits']}.", "",
-                  "Cold CLI, a fresh `codeseam search QUERY --json` process (s, wall):", "",
+        lines += ["", "Cold CLI, a fresh `codeseam search QUERY --json` process (s, wall):", "",
                   "| | p50 | p95 | n |", "|---|---:|---:|---:|"]
         c = r["cold"]
         for name, v in c["s"].items():
