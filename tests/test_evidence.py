@@ -154,6 +154,28 @@ def test_the_coverage_term_counts_with_the_weight_the_embedder_was_calibrated_wi
     assert flagged.weak and not passed.weak  # the term decides, where it is the difference
 
 
+def test_the_agreement_term_reads_the_two_candidate_lists_and_moves_no_hit(indexed, monkeypatch):
+    """A calibrated embedder's evidence adds ``agreement_weight * agreement`` of the dense and BM25
+    candidates (as the store returns them for this query); the hits stay where they were."""
+    from codeseam.query.analysis import bm25_query, strip_noise, with_forms
+    from codeseam.query.retrieve import DEPTH
+    from codeseam.store import Filters
+
+    root, s = indexed
+    q = "compute the retry delay with jitter"
+    plain = api.search(q, settings=s)
+    monkeypatch.setitem(evidence.WEAK_THRESHOLDS, "fake:64", {"en": 0.0, "other": 0.0, "agreement": 0.5})
+    agreed = api.search(q, settings=s)
+    with api.Index(s) as ix:
+        filters = Filters(repos=("proj",))
+        dense = ix.store.dense_search(ix.embedder.embed_query(q), DEPTH, filters)
+        sparse = ix.store.bm25_search(with_forms(bm25_query(strip_noise(q, frozenset({"proj"})))), DEPTH, filters)
+    want = evidence.agreement((c.path for c in dense), (c.path for c in sparse))
+    assert dense and sparse and want == 1.0  # both lists: an opinion (0.5 is the no-opinion value)
+    assert agreed.evidence == pytest.approx(plain.evidence + 0.5 * want)
+    assert [(h.path, h.start_line) for h in agreed.hits] == [(h.path, h.start_line) for h in plain.hits]
+
+
 def evidence_stop():
     from codeseam.query.analysis import NOISE_WORDS
     from codeseam.query.rank import CHANGE_WORDS
