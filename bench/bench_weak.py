@@ -115,6 +115,19 @@ def rates(rows: list[dict], thresholds: dict[str, float]) -> list[list[str]]:
 
 
 AGREEMENT_WEIGHTS = (0.0, 0.05, 0.1, 0.15, 0.2)
+
+
+def set_weights(coverage: float | None = None, agreement: float | None = None) -> None:
+    """Score with these term weights (None: the table's) under the bundled model's entries, the
+    ones these sets calibrate (those with a coverage weight)."""
+    from codeseam.query.evidence import WEAK_THRESHOLDS
+
+    for entry in WEAK_THRESHOLDS.values():
+        if "coverage" in entry:
+            if coverage is not None:
+                entry["coverage"] = coverage
+            if agreement is not None:
+                entry["agreement"] = agreement
 SPLITS = 300
 
 
@@ -127,13 +140,9 @@ def agreement_sweep(cache: Path) -> str:
     import random
     import statistics
 
-    from codeseam.query.evidence import WEAK_THRESHOLDS
-
     runs = []
     for weight in (0.0, 1.0):
-        for entry in WEAK_THRESHOLDS.values():
-            if "coverage" in entry:
-                entry["agreement"] = weight
+        set_weights(agreement=weight)
         runs.append(collect(cache))
     rows = [{**a, "agree": b["evidence"] - a["evidence"]} for a, b in zip(*runs, strict=True)
             if a["evidence"] is not None]
@@ -197,14 +206,7 @@ def main() -> None:
         Path(args.sweep_agreement).write_text(md, encoding="utf-8")
         print(md)
         return
-    from codeseam.query.evidence import WEAK_THRESHOLDS
-
-    for entry in WEAK_THRESHOLDS.values():
-        if "coverage" in entry:  # the bundled model's entries: the ones these sets calibrate
-            if args.coverage is not None:
-                entry["coverage"] = args.coverage
-            if args.agreement is not None:
-                entry["agreement"] = args.agreement
+    set_weights(args.coverage, args.agreement)
     t0 = time.perf_counter()
     rows = collect(Path(args.cache))
     if args.features:

@@ -8,20 +8,29 @@ two unrelated lists. This reads what the last full ablation recorded (each query
 ``bm25-ast`` and ``dense-ast`` in ``eval.json``, ``eval-repos.json``, ``eval-semble.json``) and the
 weak-evidence calibration (``weak.json``: every query's score, English ones only), adds
 ``weight x agreement`` to the evidence score, re-calibrates the English threshold the same way
-(the lowest that flags at least 80% of the English negatives) and counts the positives flagged.
+(``calibrate_abstain``: the lowest that flags at least 80% of the English negatives) and counts the positives flagged.
 
 Agreement measures: ``agree@k``, the share of the smaller of the two top-k file sets that both
 hold; ``top1``: (BM25's first file among dense's first 5 files) + (dense's first among BM25's),
 halved. A proxy: the two variants' whole rankings, not the candidate lists ``retrieve`` fuses.
+It adds to the scores ``weak.json`` holds: run on weak.json of 0cef1bf (before the agreement
+term) it found 35 English positives flagged at weight 0 and 24 to 30 at 0.05-0.15, which led
+to the real term (``bench_weak.py --sweep-agreement``); on a weak.json written since, weight 0
+is the adopted score and the rows show what the proxy would add on top.
 """
 
 from __future__ import annotations
 
 import json
-import math
+import sys
 from pathlib import Path
 
-RESULTS = Path(__file__).resolve().parents[1] / "bench" / "results"
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from codeseam.eval.calibrate import calibrate_abstain  # noqa: E402
+
+RESULTS = ROOT / "bench" / "results"
 SETS = (("eval.json", "stdlib-dev"), ("eval-repos.json", "repos-dev"), ("eval-semble.json", "semble-dev"))
 WEIGHTS = (0.0, 0.02, 0.05, 0.08, 0.1, 0.15, 0.2)
 ABSTAIN = 0.8
@@ -62,8 +71,8 @@ def main() -> None:
     for label, fn in (("agree@3", lambda r: agree(r, 3)), ("agree@5", lambda r: agree(r, 5)), ("top1", top1)):
         for w in WEIGHTS:
             scored = [(r["evidence"] + w * fn(r), r) for r in rows]
-            negs = sorted(s for s, r in scored if r["negative"])
-            threshold = negs[math.ceil(ABSTAIN * len(negs)) - 1] + 1e-9
+            threshold = calibrate_abstain([s for s, r in scored if not r["negative"]],
+                                          [s for s, r in scored if r["negative"]], ABSTAIN).threshold
             flagged = [r for s, r in scored if not r["negative"] and s < threshold]
             semble = sum(1 for r in flagged if r["set"] == "semble-dev")
             print(f"| {label} | {w} | {threshold:.4f} | {len(flagged)} ({len(flagged) / n_pos:.3f}) | {semble} |")

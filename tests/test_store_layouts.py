@@ -7,9 +7,7 @@ an index written without layouts gets them on its next sync, embedding nothing."
 
 from __future__ import annotations
 
-import subprocess
 import textwrap
-from pathlib import Path
 
 import pytest
 
@@ -17,6 +15,7 @@ from codeseam import api
 from codeseam.settings import load_settings
 from codeseam.store import FileEntry, Store
 from codeseam.store import layouts as lay
+from tests.support.fresh import git
 from tests.test_store import META, rows_for, settings_for
 
 
@@ -107,11 +106,6 @@ def test_ensure_layouts_writes_the_missing_ones_once(store, monkeypatch):
     got = store.chunk_spans("r", list(written))
     for path in written:
         assert spans(got[path]) == oracle(store, "r", path)
-
-
-def git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.email=t@t.invalid", "-c", "user.name=t", *args], cwd=cwd,
-                   check=True, capture_output=True)
 
 
 LONG_PY = "class Long:\n" + "".join(

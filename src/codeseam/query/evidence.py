@@ -43,7 +43,7 @@ from __future__ import annotations
 import math
 import re
 import statistics
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 
 # Questions about what no code repository is about: their best similarity is the floor of a
 # corpus (the median is robust to the odd probe that a repository does touch).
@@ -243,24 +243,14 @@ def covered_score(base: float | None, words: Sequence[str], texts: Iterable[str]
     return base + agree_weight * agree
 
 
-def agreement(dense_paths: Iterable[str], sparse_paths: Iterable[str], top: int = AGREE_TOP) -> float:
+def agreement(dense_paths: Iterable[Hashable], sparse_paths: Iterable[Hashable], top: int = AGREE_TOP) -> float:
     """Do the dense and the BM25 candidates put the same files first? Half for BM25's first file
     among dense's first ``top`` files, half for dense's first among BM25's (0, 0.5 or 1); 0.5,
     no opinion, when either list is empty (a dense-only search)."""
-    d, s = _first_files(dense_paths, top), _first_files(sparse_paths, top)
+    d, s = list(dict.fromkeys(dense_paths))[:top], list(dict.fromkeys(sparse_paths))[:top]
     if not d or not s:
         return 0.5
     return ((s[0] in d) + (d[0] in s)) / 2
-
-
-def _first_files(paths: Iterable[str], top: int) -> list[str]:
-    out: list[str] = []
-    for p in paths:
-        if p not in out:
-            out.append(p)
-            if len(out) == top:
-                break
-    return out
 
 
 def weak_threshold(settings, embedder_id: str, lang: str = "en",

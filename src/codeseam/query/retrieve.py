@@ -164,7 +164,7 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
     if spread and options.saturation < 1.0:
         kept = rank.saturate(kept, lambda p: p.path, decay=options.saturation, free=options.saturation_free)
     # the first results before expansion: the same for every k
-    agree = agreement((f"{c.repo_id}\0{c.path}" for c in dense), (f"{c.repo_id}\0{c.path}" for c in sparse))
+    agree = agreement(((c.repo_id, c.path) for c in dense), ((c.repo_id, c.path) for c in sparse))
     score = covered_score(base, list(counts), (p.path + "\n" + p.text for p, _ in kept[:COVERAGE_TOP]), embedder.id,
                           agree=agree)
     weak = is_weak(score, weak_threshold(settings, embedder.id, language(query)))

@@ -14,7 +14,7 @@ from typing import Any
 
 from .. import faults
 from ..errors import REPAIR_HINT, CodeseamError, StoreError
-from .expr import all_of, is_in, literal
+from .expr import all_of, eq, is_in, literal
 
 log = logging.getLogger(__name__)
 
@@ -22,6 +22,7 @@ MAX_WINDOW = 16_384  # Milvus' cap on limit (+offset) of a query or search
 WRITE_ROWS = 512
 WRITE_BYTES = 16 << 20
 DELETE_IDS = 1_000
+PATHS_PER_QUERY = 256  # paths in one ``path in [...]`` filter
 
 
 # MilvusClient methods that do not pass ``retry_times`` on (pymilvus 2.5 ``insert``): without a
@@ -90,6 +91,14 @@ class MilvusCalls:
             if len(rows) < self.page:
                 return
             last = max(r["id"] for r in rows)
+
+    def query_paths(self, collection: str, repo_id: str, paths: Sequence[str], fields: Sequence[str]) -> Iterator[dict]:
+        """Every row of ``repo_id`` whose ``path`` is one of ``paths`` (each a quotable literal:
+        the caller leaves out what no literal can say), ``PATHS_PER_QUERY`` paths a query (on
+        Lite each query scans the collection)."""
+        for i in range(0, len(paths), PATHS_PER_QUERY):
+            yield from self.query_all(collection, all_of(eq("repo_id", repo_id),
+                                                         is_in("path", paths[i:i + PATHS_PER_QUERY])), fields)
 
     def count(self, collection: str, expr: str) -> int:
         rows = self.query(collection, expr, ["count(*)"], limit=None)

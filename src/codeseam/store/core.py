@@ -31,7 +31,6 @@ from .model import (ChunkRow, FileEntry, IndexMeta, StoredChunk, check_chunk_id,
 
 log = logging.getLogger(__name__)
 
-PATHS_PER_QUERY = 256
 HASHES_PER_QUERY = 256
 IDS_PER_FETCH = 256
 
@@ -134,10 +133,7 @@ class Store(Retrieval, PendingRows, Layouts):
                     rows = [r for r in self._m.query_all(self.names.files, eq("repo_id", repo_id), sch.FILE_FIELDS)
                             if r["path"] in wanted]
                 else:
-                    rows = []
-                    for i in range(0, len(plain), PATHS_PER_QUERY):
-                        expr = all_of(eq("repo_id", repo_id), is_in("path", plain[i:i + PATHS_PER_QUERY]))
-                        rows += self._m.query_all(self.names.files, expr, sch.FILE_FIELDS)
+                    rows = list(self._m.query_paths(self.names.files, repo_id, plain, sch.FILE_FIELDS))
         return {r["path"]: FileEntry(r["repo_id"], r["path"], int(r["size"]), int(r["mtime_ns"]),
                                      r["file_hash"], int(r["n_chunks"]), float(r["indexed_at"]))
                 for r in rows}
@@ -218,10 +214,7 @@ class Store(Retrieval, PendingRows, Layouts):
         repo = eq("repo_id", repo_id)
         plain = [p for p in paths if quotable(p)]
         odd = set(paths) - set(plain)  # newline in the name: no literal can say it
-        ids: list[str] = []
-        for i in range(0, len(plain), PATHS_PER_QUERY):
-            expr = all_of(repo, is_in("path", plain[i:i + PATHS_PER_QUERY]))
-            ids += [r["id"] for r in self._m.query_all(self.names.chunks, expr, ["path"])]
+        ids = [r["id"] for r in self._m.query_paths(self.names.chunks, repo_id, plain, ["path"])]
         for path in odd:
             expr = all_of(repo, like_prefix("path", path))
             ids += [r["id"] for r in self._m.query_all(self.names.chunks, expr, ["path"]) if r["path"] == path]
@@ -269,11 +262,7 @@ class Store(Retrieval, PendingRows, Layouts):
         find the vectors of a renamed file's chunks before its old rows are deleted)."""
         check_repo_id(repo_id)
         plain = [p for p in dict.fromkeys(paths) if quotable(p)]
-        rows: list[dict] = []
-        for i in range(0, len(plain), PATHS_PER_QUERY):
-            expr = all_of(eq("repo_id", repo_id), is_in("path", plain[i:i + PATHS_PER_QUERY]))
-            rows += self._m.query_all(self.names.chunks, expr, ["path", "language", "symbol", "text"])
-        return rows
+        return list(self._m.query_paths(self.names.chunks, repo_id, plain, ["path", "language", "symbol", "text"]))
 
     def vectors_by_id(self, ids: Sequence[str]) -> dict[str, list[float]]:
         """Stored dense vectors of the chunk rows ``ids``."""

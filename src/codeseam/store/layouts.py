@@ -34,7 +34,6 @@ log = logging.getLogger(__name__)
 
 KIND = "layout"
 MAX_VALUE_BYTES = 65_535  # the meta collection's ``value`` field
-PATHS_PER_QUERY = 256
 IDS_PER_QUERY = 1_000
 SPAN_FIELDS = ["id", "repo_id", "path", "symbol", "kind", "start_line", "end_line"]
 
@@ -66,9 +65,7 @@ def decode_layout(repo_id: str, path: str, value: str) -> list[StoredChunk] | No
     chunks = json.loads(value)["c"]
     if chunks is None:
         return None
-    return [StoredChunk(id=i, repo_id=repo_id, path=path, language="", symbol=sym, parent="", kind=kind,
-                        start_line=int(s), end_line=int(e), text="", chunk_hash="", file_hash="")
-            for i, sym, kind, s, e in chunks]
+    return [_span(repo_id, path, *c) for c in chunks]
 
 
 class Layouts:
@@ -131,10 +128,9 @@ class Layouts:
         check_repo_id(repo_id)
         plain = sorted({p for p in paths if quotable(p)})
         out: dict[str, list[StoredChunk]] = {p: [] for p in paths}
-        for i in range(0, len(plain), PATHS_PER_QUERY):
-            expr = all_of(eq("repo_id", repo_id), is_in("path", plain[i:i + PATHS_PER_QUERY]))
-            for r in self._m.query_all(self.names.chunks, expr, SPAN_FIELDS):
-                out[r["path"]].append(_span(r))
+        for r in self._m.query_paths(self.names.chunks, repo_id, plain, SPAN_FIELDS):
+            out[r["path"]].append(_span(repo_id, r["path"], r["id"], r["symbol"], r["kind"], r["start_line"],
+                                        r["end_line"]))
         for rows in out.values():
             rows.sort(key=lambda c: (c.start_line, c.end_line))
         return out
@@ -164,7 +160,7 @@ class Layouts:
         return len(todo)
 
 
-def _span(r: dict) -> StoredChunk:
-    return StoredChunk(id=r["id"], repo_id=r["repo_id"], path=r["path"], language="", symbol=r["symbol"], parent="",
-                       kind=r["kind"], start_line=int(r["start_line"]), end_line=int(r["end_line"]), text="",
-                       chunk_hash="", file_hash="")
+def _span(repo_id: str, path: str, chunk_id: str, symbol: str, kind: str, start: int, end: int) -> StoredChunk:
+    """A chunk's place in its file, without its text."""
+    return StoredChunk(id=chunk_id, repo_id=repo_id, path=path, language="", symbol=symbol, parent="", kind=kind,
+                       start_line=int(start), end_line=int(end), text="", chunk_hash="", file_hash="")
