@@ -12,7 +12,7 @@ from hypothesis import given, strategies as st
 
 from codeseam import api
 from codeseam.query import evidence
-from codeseam.eval.calibrate import calibrate_abstain, calibrate_budget, rates
+from codeseam.eval.calibrate import calibrate_abstain, calibrate_budget, calibrate_unseen, rates
 from codeseam.settings import load_settings
 from tests.support.fixtures import RETRY_PY
 
@@ -92,6 +92,38 @@ def test_abstain_threshold_is_the_lowest_that_reaches_the_share(pos, neg, share)
     reaching = [t for t in gaps if rates(pos, neg, t)[0] >= share]
     if reaching:
         assert c.abstain >= share and c.threshold == min(reaching)
+
+
+@given(st.lists(st.floats(-1, 1), min_size=1, max_size=30),
+       st.lists(st.floats(-1, 1), min_size=1, max_size=40, unique=True), st.floats(0.05, 0.95))
+def test_unseen_threshold_flags_the_fewest_negatives_that_promise_the_share(pos, neg, target):
+    """k flagged of n distinct negatives: the least k with k / (n + 1) >= target (all n when
+    even that falls short), at the lowest threshold that flags k."""
+    c = calibrate_unseen(pos, neg, target)
+    n, k = len(neg), round(c.abstain * len(neg))
+    assert k / (n + 1) >= target or k == n
+    assert (k - 1) / (n + 1) < target
+    assert c == calibrate_abstain(pos, neg, k / n)
+
+
+def test_unseen_threshold_keeps_its_promise_on_new_negatives():
+    """The oracle: negatives drawn from one distribution, the threshold calibrated on 37 of
+    them; over many draws, the share of *new* negatives it flags is at least the target (the
+    plain rule, ``calibrate_abstain``, flags 0.798 here: its threshold sits between the 30th
+    and 31st of 37)."""
+    import random
+
+    rng = random.Random(7)
+    pos = [rng.gauss(1.0, 0.3) for _ in range(200)]
+    unseen, plain = [], []
+    for _ in range(3000):
+        neg = [rng.gauss(0.0, 0.3) for _ in range(37)]
+        new = [rng.gauss(0.0, 0.3) for _ in range(40)]
+        for rule, out in ((calibrate_unseen, unseen), (calibrate_abstain, plain)):
+            t = rule(pos, neg, 0.8).threshold
+            out.append(sum(s < t for s in new) / len(new))
+    assert sum(unseen) / len(unseen) >= 0.8
+    assert sum(plain) / len(plain) < sum(unseen) / len(unseen)
 
 
 @pytest.fixture

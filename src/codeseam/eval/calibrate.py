@@ -112,3 +112,20 @@ def calibrate_abstain(pos: Sequence[float], neg: Sequence[float], min_abstain: f
     a, f = rates(pos, neg, t)
     return Calibration(threshold=t, abstain=a, false_weak=f, balanced_accuracy=(a + 1 - f) / 2,
                        gap=(values[-1], values[-1]), n_pos=len(pos), n_neg=len(neg))
+
+
+def calibrate_unseen(pos: Sequence[float], neg: Sequence[float], target: float) -> Calibration:
+    """The lowest threshold expected to flag at least ``target`` of *new* negatives.
+
+    ``calibrate_abstain`` flags ``target`` of the negatives it is given, fewer of new ones: a
+    threshold just above the k-th lowest of n negative scores flags a new negative (from the
+    same distribution, whatever it is) with probability k / (n + 1), the expected coverage of
+    an order statistic. Calibrated at 80% on 37 negatives it flags 30 and expects 30 / 38 =
+    0.789 of new ones. This flags k = ceil(target * (n + 1)) of them (31 of 37 for 80%; all of
+    them when there are too few negatives to promise the target)."""
+    import math
+
+    if not pos or not neg:
+        raise ValueError("calibration needs positive and negative scores")
+    k = min(len(neg), math.ceil(target * (len(neg) + 1) - 1e-9))
+    return calibrate_abstain(pos, neg, k / len(neg))
