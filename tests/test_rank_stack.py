@@ -1,4 +1,4 @@
-"""The ranking stack's pure levers (codeseam.query.rank, issue 20) against brute-force
+"""The ranking stack's pure levers (codeseam.query.stack, issue 20) against brute-force
 references and the cases that motivated them; query analysis (codeseam.query.analysis)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, strategies as st
 
-from codeseam.query import rank
+from codeseam.query import stack
 from codeseam.query.analysis import analyze
 
 _files = st.sampled_from(["a.py", "b.py", "c.py", "d.py"])
@@ -35,7 +35,7 @@ def _reference_saturate(ranked, decay, free):
 
 @given(_ranked.map(lambda r: sorted(r, key=lambda p: -p[1])), st.sampled_from([0.3, 0.5, 0.8]), st.integers(1, 3))
 def test_saturate_matches_brute_force(ranked, decay, free):
-    got = rank.saturate(ranked, lambda item: item[0], decay=decay, free=free)
+    got = stack.saturate(ranked, lambda item: item[0], decay=decay, free=free)
     want = _reference_saturate(ranked, decay, free)
     assert [i for i, _ in got] == [i for i, _ in want]
     assert [s for _, s in got] == pytest.approx([s for _, s in want])
@@ -44,13 +44,13 @@ def test_saturate_matches_brute_force(ranked, decay, free):
 
 def test_saturate_puts_the_best_chunk_of_each_strong_file_first():
     ranked = [(("sansio/blueprints.py", i), 1.0 - i * 0.01) for i in range(8)] + [(("blueprints.py", 0), 0.9)]
-    got = rank.saturate(ranked, lambda item: item[0], decay=0.5, free=1)
+    got = stack.saturate(ranked, lambda item: item[0], decay=0.5, free=1)
     assert [f for (f, _), _ in got[:2]] == ["sansio/blueprints.py", "blueprints.py"]
 
 
 @given(_ranked, st.floats(0.05, 1.0))
 def test_file_coherence_lifts_only_each_files_best_candidate(ranked, frac):
-    got = dict((item, s) for item, s in rank.boost_file_coherence(ranked, lambda item: item[0], frac=frac))
+    got = dict((item, s) for item, s in stack.boost_file_coherence(ranked, lambda item: item[0], frac=frac))
     if not ranked:
         return
     top = max(s for _, s in ranked)
@@ -67,16 +67,16 @@ def test_file_coherence_lifts_only_each_files_best_candidate(ranked, frac):
 
 
 def test_path_words_and_matches():
-    assert {"blueprints", "flask"} <= rank.path_words("src/flask/blueprints.py")
-    assert {"retrypolicy", "retry", "policy"} <= rank.path_words("Source/Features/RetryPolicy.swift")
-    names = rank.path_words("src/flask/sessions.py")
-    assert rank.word_matches("session", names) and rank.word_matches("sessions", names)
-    assert not rank.word_matches("ses", names)  # too short to be a prefix match
-    assert rank.word_matches("utility", rank.path_words("lib/utils.js"))  # utils -> util, a prefix of utility
-    assert rank.word_matches("parameters", rank.path_words("src/params.dart"))
-    assert not rank.word_matches("utility", rank.path_words("lib/utils.js", singular=False))
-    assert "clas" not in rank.path_words("src/class.py") and "acces" not in rank.path_words("src/access.py")
-    got = rank.boost_path_match([("src/flask/ctx.py", 1.0), ("src/flask/sessions.py", 0.6)], lambda p: p,
+    assert {"blueprints", "flask"} <= stack.path_words("src/flask/blueprints.py")
+    assert {"retrypolicy", "retry", "policy"} <= stack.path_words("Source/Features/RetryPolicy.swift")
+    names = stack.path_words("src/flask/sessions.py")
+    assert stack.word_matches("session", names) and stack.word_matches("sessions", names)
+    assert not stack.word_matches("ses", names)  # too short to be a prefix match
+    assert stack.word_matches("utility", stack.path_words("lib/utils.js"))  # utils -> util, a prefix of utility
+    assert stack.word_matches("parameters", stack.path_words("src/params.dart"))
+    assert not stack.word_matches("utility", stack.path_words("lib/utils.js", singular=False))
+    assert "clas" not in stack.path_words("src/class.py") and "acces" not in stack.path_words("src/access.py")
+    got = stack.boost_path_match([("src/flask/ctx.py", 1.0), ("src/flask/sessions.py", 0.6)], lambda p: p,
                                 ["session", "management"], weight=1.0)
     assert got[0] == ("src/flask/sessions.py", pytest.approx(0.6 + 0.5))
 
@@ -88,11 +88,11 @@ def test_path_match_weighs_earlier_words_more(words, decay):
     name the file, over the same sum for every word; nothing else moves."""
     paths = ["Source/Core/UploadRequest.swift", "Source/Core/DataStreamRequest.swift", "Source/Core/Session.swift"]
     ranked = [(p, 1.0 - i * 0.1) for i, p in enumerate(paths)]
-    got = dict(rank.boost_path_match(ranked, lambda p: p, words, weight=0.5, decay=decay))
+    got = dict(stack.boost_path_match(ranked, lambda p: p, words, weight=0.5, decay=decay))
     for p, s in ranked:
-        names = rank.path_words(p)
+        names = stack.path_words(p)
         w = [1.0 / (1.0 + decay * i) for i in range(len(words))]
-        share = sum(x for x, word in zip(w, words, strict=True) if rank.word_matches(word, names)) / sum(w)
+        share = sum(x for x, word in zip(w, words, strict=True) if stack.word_matches(word, names)) / sum(w)
         assert got[p] == pytest.approx(s + 0.5 * 1.0 * share)
 
 
@@ -101,8 +101,8 @@ def test_the_subject_of_a_question_names_the_file():
     question's words; the one naming its subject comes first once later words weigh less."""
     words = ["upload", "requests", "stream", "data", "server"]
     ranked = [("Source/Core/DataStreamRequest.swift", 1.0), ("Source/Core/UploadRequest.swift", 0.99)]
-    assert rank.boost_path_match(ranked, lambda p: p, words, weight=0.5)[0][0].endswith("DataStreamRequest.swift")
-    assert rank.boost_path_match(ranked, lambda p: p, words, weight=0.5, decay=0.5)[0][0].endswith("/UploadRequest.swift")
+    assert stack.boost_path_match(ranked, lambda p: p, words, weight=0.5)[0][0].endswith("DataStreamRequest.swift")
+    assert stack.boost_path_match(ranked, lambda p: p, words, weight=0.5, decay=0.5)[0][0].endswith("/UploadRequest.swift")
 
 
 @pytest.mark.parametrize("text,name,tier", [
@@ -115,15 +115,15 @@ def test_the_subject_of_a_question_names_the_file():
     ("func (engine *Engine) Run()", "Engine", 0), ("# see class Session", "Sessions", 0),
 ])
 def test_declaration_tier(text, name, tier):
-    assert rank.declaration_tier(text, name) == tier
+    assert stack.declaration_tier(text, name) == tier
 
 
 def test_legacy_paths_need_a_newer_sibling_or_a_legacy_folder():
     paths = ["packages/zod/src/v3/types.ts", "packages/zod/src/v4/core/schemas.ts",
              "exposed-core/src/main/kotlin/org/jetbrains/exposed/v1/core/Table.kt", "src/compat/py2.py",
              "src/app.py"]
-    assert rank.legacy_paths(paths) == {"packages/zod/src/v3/types.ts", "src/compat/py2.py"}
-    got = rank.apply_legacy_prior([(p, 1.0) for p in paths], lambda p: p, weight=0.5)
+    assert stack.legacy_paths(paths) == {"packages/zod/src/v3/types.ts", "src/compat/py2.py"}
+    got = stack.apply_legacy_prior([(p, 1.0) for p in paths], lambda p: p, weight=0.5)
     assert [p for p, s in got if s == 0.5] == ["packages/zod/src/v3/types.ts", "src/compat/py2.py"]
 
 
@@ -133,7 +133,7 @@ def _reference_legacy_paths(paths):
     versioned, out = [], set()
     for p in paths:
         parts = p.split("/")[:-1]
-        if any(d.lower() in rank.LEGACY_DIRS for d in parts):
+        if any(d.lower() in stack.LEGACY_DIRS for d in parts):
             out.add(p)
         for i, d in enumerate(parts):
             if d.lower().startswith("v") and d[1:].isdigit() and d[1:].isascii():
@@ -150,7 +150,7 @@ _segment = st.sampled_from(["src", "v1", "V3", "v4", "v10", "compat", "Deprecate
 
 @given(st.lists(st.lists(_segment, max_size=4).map(lambda ds: "/".join([*ds, "f.py"])), max_size=8))
 def test_legacy_paths_match_the_plain_rule(paths):
-    assert rank.legacy_paths(paths) == _reference_legacy_paths(paths)
+    assert stack.legacy_paths(paths) == _reference_legacy_paths(paths)
 
 
 @pytest.mark.parametrize("query,symbol,names", [
@@ -179,8 +179,8 @@ def test_analyze_finds_file_names(query, files):
 def test_a_file_named_with_its_extension_lifts_that_files_best_candidate():
     ranked = [("lib/src/providers/provider.dart", 1.0), ("lib/src/core/ref.dart", 0.9),
               ("lib/src/framework.dart", 0.5), ("lib/src/framework.dart", 0.4), ("lib/framework.dart.bak", 0.45)]
-    got = rank.boost_named_files(ranked, lambda p: p, lambda p: 1.0, frozenset({"framework.dart"}), weight=0.6,
-                                 key=rank.file_name_key)
+    got = stack.boost_named_files(ranked, lambda p: p, lambda p: 1.0, frozenset({"framework.dart"}), weight=0.6,
+                                 key=stack.file_name_key)
     assert got[0] == ("lib/src/framework.dart", pytest.approx(1.1))
     assert dict(got[1:]) == dict(ranked[:2] + ranked[3:])  # its second candidate and the rest: unchanged
 
@@ -315,7 +315,7 @@ def test_the_repository_name_still_tells_repositories_apart(dio_index):
     ("Plug.Conn", "conn"), ("notifier-provider", "notifierprovider"), ("Array#flatten", "flatten"),
 ])
 def test_name_key(name, key):
-    assert rank.name_key(name) == key
+    assert stack.name_key(name) == key
 
 
 _named_paths = st.sampled_from(["src/ManageHook.hs", "src/manage_hook.py", "lib/Core.hs", "lib/core.test.ts",
@@ -329,7 +329,7 @@ def test_named_files_lift_only_each_named_files_best_candidate(ranked, weight):
     """Brute force: the first (best) candidate of each file whose name is a key gains
     weight x top x its role weight; nothing else moves; the result is sorted by score."""
     roles = {"docs/ManageHook.md": 0.5}
-    got = rank.boost_named_files(ranked, lambda item: item[0], lambda item: roles.get(item[0], 1.0),
+    got = stack.boost_named_files(ranked, lambda item: item[0], lambda item: roles.get(item[0], 1.0),
                                  frozenset({"managehook"}), weight=weight)
     top = max((s for _, s in ranked), default=0.0)
     first: dict[str, tuple] = {}

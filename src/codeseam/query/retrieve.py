@@ -20,7 +20,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from . import rank
+from . import rank, stack
 from .analysis import (NOISE_WORDS, analyze, bm25_query, is_change, is_lookup, language, names_definition,
                        project_words, query_names, strip_noise)
 from .evidence import COVERAGE_TOP, agreement, covered_score, far_threshold, is_weak, weak_threshold
@@ -162,7 +162,7 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
         ranked = merge_pieces(ranked)
     kept = dedupe(ranked, _span)
     if spread and options.saturation < 1.0:
-        kept = rank.saturate(kept, lambda p: p.path, decay=options.saturation, free=options.saturation_free)
+        kept = stack.saturate(kept, lambda p: p.path, decay=options.saturation, free=options.saturation_free)
     # the first results before expansion: the same for every k
     agree = agreement(((c.repo_id, c.path) for c in dense), ((c.repo_id, c.path) for c in sparse))
     score = covered_score(base, list(counts), (p.path + "\n" + p.text for p, _ in kept[:COVERAGE_TOP]), embedder.id,
@@ -234,9 +234,9 @@ def _stack(ranked: list, info, options: RetrieveOptions, spread: bool = True) ->
     names the query says, older copies, file coherence."""
     ranked = _boosts(ranked, info, options)
     if options.legacy < 1.0:
-        ranked = rank.apply_legacy_prior(ranked, lambda p: p.path, weight=options.legacy)
+        ranked = stack.apply_legacy_prior(ranked, lambda p: p.path, weight=options.legacy)
     if options.coherence and spread:
-        ranked = rank.boost_file_coherence(ranked, lambda p: p.path, frac=options.coherence)
+        ranked = stack.boost_file_coherence(ranked, lambda p: p.path, frac=options.coherence)
     return ranked
 
 
@@ -248,21 +248,21 @@ def _boosts(ranked: list, info, options: RetrieveOptions) -> list:
             last = p.symbol.rsplit(".", 1)[-1] if p.symbol else ""
             if last not in info.names:
                 return 0.0
-            t = max(rank.declaration_tier(p.text, n) for n in info.names)
-            stem = rank.file_stem(p.path).lower()
+            t = max(stack.declaration_tier(p.text, n) for n in info.names)
+            stem = stack.file_stem(p.path).lower()
             bonus = 1.5 if any(stem == n.lower() or stem.replace("_", "") == n.lower() for n in info.names) else 1.0
             scale = 1.0 if info.symbol else 0.5
             return t * bonus * scale * _role_weight(p)  # a test double declares nothing
-        ranked = rank.boost_declarations(ranked, tier, weight=options.decl_weight)
+        ranked = stack.boost_declarations(ranked, tier, weight=options.decl_weight)
     if options.path_weight and info.words and (options.path_levers == "all" or info.intent != "behaviour"):
-        ranked = rank.boost_path_match(ranked, lambda p: p.path, info.words, weight=options.path_weight,
+        ranked = stack.boost_path_match(ranked, lambda p: p.path, info.words, weight=options.path_weight,
                                        decay=options.path_decay, singular=options.path_singular)
     if options.named_file and info.names and info.intent == "topic":
-        keys = frozenset(rank.name_key(n) for n in info.names)
-        ranked = rank.boost_named_files(ranked, lambda p: p.path, _role_weight, keys, weight=options.named_file)
+        keys = frozenset(stack.name_key(n) for n in info.names)
+        ranked = stack.boost_named_files(ranked, lambda p: p.path, _role_weight, keys, weight=options.named_file)
     if options.file_names and info.files:
-        ranked = rank.boost_named_files(ranked, lambda p: p.path, _role_weight, frozenset(info.files),
-                                        weight=options.file_names, key=rank.file_name_key)
+        ranked = stack.boost_named_files(ranked, lambda p: p.path, _role_weight, frozenset(info.files),
+                                        weight=options.file_names, key=stack.file_name_key)
     return ranked
 
 
