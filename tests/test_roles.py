@@ -19,7 +19,11 @@ CASES = [
     ("src/pkg/schema.json", "source"), ("mock/mock.go", "source"),
     # a test-like name inside a library folder, in an ecosystem whose tests live in test/ or spec/
     ("lib/bats-core/test_functions.bash", "source"), ("src/unity/test_runner.c", "source"),
-    ("lib/rack/mock_test.rb", "source"),
+    ("lib/rack/mock_test.rb", "source"), ("src/core/test_util.cc", "source"),
+    # GoogleTest's suffix names are tests wherever they sit, library folders included
+    ("absl/strings/internal/str_format/arg_test.cc", "test"), ("src/google/protobuf/arena_unittest.cc", "test"),
+    ("include/fmt/format_test.h", "test"), ("src/lib/parser_test.c", "test"), ("absl/strings/str_cat.cc", "source"),
+    ("src/core/attest.cc", "source"), ("src/latest.cpp", "source"),
     # tests: folders and names, per language
     ("tests/test_app.py", "test"), ("test_utils.py", "test"), ("pkg/util_test.go", "test"),
     ("src/parse/tests.rs", "test"), ("tests/builder/help.rs", "test"), ("conftest.py", "test"),

@@ -16,6 +16,7 @@ role            recognised by
 ``test``        test folders (``test/``, ``tests/``, ``__tests__/``, ``spec/``, ``e2e/``,
                 Maven/Gradle ``src/test/``) and test file names of each language
                 (``test_*.py``, ``*_test.py``, ``tests.py``, ``conftest.py``, ``*_test.go``,
+                ``*_test.cc``/``*_unittest.cc`` even inside a library folder,
                 ``*.test.js``/``*.spec.ts``, ``*Test.java``, ``*_spec.rb``, ``tests.rs``, ...)
 ``benchmark``   ``bench/``, ``benches/``, ``benchmark(s)/``, ``*.bench.js``, ``*_bench.*``
 ``example``     ``example(s)/``, ``sample(s)/``, ``demo(s)/``, ``_examples/``, ``cookbook/``,
@@ -64,7 +65,9 @@ __all__ = ["ROLES", "ROLES_VERSION", "SOURCE", "file_role", "HEAD_CHARS"]
 # 2: a test_*/*_test name of a language whose tests live in their own folder does not make a
 #    file inside a library folder a test (lib/bats-core/test_functions.bash is library code).
 # 3: translation tables (locales/, i18n/, *.po, ...) are the ``locale`` role, not source.
-ROLES_VERSION = 3
+# 4: a C or C++ ``*_test.cc`` / ``*_unittest.cc`` is a test wherever it sits (GoogleTest's
+#    convention: abseil's absl/strings/internal/, protobuf's src/google/protobuf/).
+ROLES_VERSION = 4
 SOURCE = "source"
 
 _GENERATED_DIRS = frozenset({"vendor", "vendored", "third_party", "thirdparty", "third-party",
@@ -119,6 +122,10 @@ _TEST_NAME = re.compile(
 # (``lib/bats-core/test_functions.bash``, ``src/unity/test_runner.c``).
 _SEPARATE_TEST_EXT = frozenset({".sh", ".bash", ".zsh", ".lua", ".ex", ".exs", ".erl", ".c", ".cc", ".cpp", ".cxx",
                                 ".h", ".hpp", ".rb", ".pl", ".nim", ".jl", ".r", ".cr"})
+# C and C++ tests named by suffix sit beside the code they test, in library folders too
+# (GoogleTest: ``absl/strings/internal/str_format/arg_test.cc``, ``src/google/protobuf/arena_unittest.cc``);
+# only the ``test_*`` prefix form inside one is library code (``src/unity/test_runner.c``).
+_C_TEST_SUFFIX = re.compile(r"^.+_(?:unit)?tests?\.(?:c|cc|cpp|cxx|h|hpp)$")
 _LIBRARY_DIRS = frozenset({"lib", "libs", "src", "source", "pkg", "include", "internal", "core"})
 _BENCH_NAME = re.compile(r"(^.+[._-]bench(mark)?s?\.\w+$)|(^bench(mark)?s?_.+\.\w+$)", re.IGNORECASE)
 _GENERATED_NAME = re.compile(
@@ -178,7 +185,7 @@ def file_role(path: str, head: str = "") -> str:
     in_test_dir = bool(dirset & _TEST_DIRS) or _maven_test(dirs)
     if in_test_dir and not code and suffix not in (".md", ".rst") and lname not in _BUILD_NAMES:
         return "fixture"  # data beside the tests: expected outputs, inputs
-    if in_test_dir or (code and _TEST_NAME.search(name) and not (
+    if in_test_dir or (code and _C_TEST_SUFFIX.match(name)) or (code and _TEST_NAME.search(name) and not (
             suffix in _SEPARATE_TEST_EXT and dirset & _LIBRARY_DIRS and not lname.endswith(("_spec.rb", "_spec.lua")))):
         return "test"
     if dirset & _BENCH_DIRS or (code and _BENCH_NAME.search(name)):
