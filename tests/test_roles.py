@@ -24,6 +24,10 @@ CASES = [
     ("absl/strings/internal/str_format/arg_test.cc", "test"), ("src/google/protobuf/arena_unittest.cc", "test"),
     ("include/fmt/format_test.h", "test"), ("src/lib/parser_test.c", "test"), ("absl/strings/str_cat.cc", "source"),
     ("src/core/attest.cc", "source"), ("src/latest.cpp", "source"),
+    # .NET test projects: every file of one is test code, not only the *Test.cs ones
+    ("src/MessagePack.Tests/Resolvers/Person.cs", "test"), ("Src/Newtonsoft.Json.UnitTests/TestObjects/Movie.cs", "test"),
+    ("tests/Foo.IntegrationTests/Helpers.cs", "test"), ("src/Bar.Specs/Steps.cs", "test"),
+    ("src/MessagePack/Formatters/Contest.cs", "source"), ("src/Latest.Api/Client.cs", "source"),
     # tests: folders and names, per language
     ("tests/test_app.py", "test"), ("test_utils.py", "test"), ("pkg/util_test.go", "test"),
     ("src/parse/tests.rs", "test"), ("tests/builder/help.rs", "test"), ("conftest.py", "test"),

@@ -14,7 +14,7 @@ role            recognised by
 ``fixture``     test data: ``fixtures/``, ``testdata/``, ``__snapshots__/``, ``*.snap``,
                 ``test-data/``; non-code files inside a test folder
 ``test``        test folders (``test/``, ``tests/``, ``__tests__/``, ``spec/``, ``e2e/``,
-                Maven/Gradle ``src/test/``) and test file names of each language
+                Maven/Gradle ``src/test/``, .NET ``Foo.Tests/``) and test file names of each language
                 (``test_*.py``, ``*_test.py``, ``tests.py``, ``conftest.py``, ``*_test.go``,
                 ``*_test.cc``/``*_unittest.cc`` even inside a library folder,
                 ``*.test.js``/``*.spec.ts``, ``*Test.java``, ``*_spec.rb``, ``tests.rs``, ...)
@@ -66,7 +66,8 @@ __all__ = ["ROLES", "ROLES_VERSION", "SOURCE", "file_role", "HEAD_CHARS"]
 #    file inside a library folder a test (lib/bats-core/test_functions.bash is library code).
 # 3: translation tables (locales/, i18n/, *.po, ...) are the ``locale`` role, not source.
 # 4: a C or C++ ``*_test.cc`` / ``*_unittest.cc`` is a test wherever it sits (GoogleTest's
-#    convention: abseil's absl/strings/internal/, protobuf's src/google/protobuf/).
+#    convention: abseil's absl/strings/internal/, protobuf's src/google/protobuf/); a .NET test
+#    project's folder (``Foo.Tests/``, ``Foo.UnitTests/``) holds tests.
 ROLES_VERSION = 4
 SOURCE = "source"
 
@@ -126,6 +127,9 @@ _SEPARATE_TEST_EXT = frozenset({".sh", ".bash", ".zsh", ".lua", ".ex", ".exs", "
 # (GoogleTest: ``absl/strings/internal/str_format/arg_test.cc``, ``src/google/protobuf/arena_unittest.cc``);
 # only the ``test_*`` prefix form inside one is library code (``src/unity/test_runner.c``).
 _C_TEST_SUFFIX = re.compile(r"^.+_(?:unit)?tests?\.(?:c|cc|cpp|cxx|h|hpp)$")
+# .NET test projects: a folder named after the project it tests (``MessagePack.Tests/``,
+# ``Newtonsoft.Json.UnitTests/``, ``Foo.IntegrationTests/``, ``Bar.Specs/``); every file in it is test code.
+_TEST_PROJECT = re.compile(r"\.(?:unit|integration|functional|acceptance)?(?:tests?|specs?)$")
 _LIBRARY_DIRS = frozenset({"lib", "libs", "src", "source", "pkg", "include", "internal", "core"})
 _BENCH_NAME = re.compile(r"(^.+[._-]bench(mark)?s?\.\w+$)|(^bench(mark)?s?_.+\.\w+$)", re.IGNORECASE)
 _GENERATED_NAME = re.compile(
@@ -182,7 +186,7 @@ def file_role(path: str, head: str = "") -> str:
         return "generated"
     if dirset & _FIXTURE_DIRS or suffix == ".snap":
         return "fixture"
-    in_test_dir = bool(dirset & _TEST_DIRS) or _maven_test(dirs)
+    in_test_dir = bool(dirset & _TEST_DIRS) or _maven_test(dirs) or any(_TEST_PROJECT.search(d) for d in dirs)
     if in_test_dir and not code and suffix not in (".md", ".rst") and lname not in _BUILD_NAMES:
         return "fixture"  # data beside the tests: expected outputs, inputs
     if in_test_dir or (code and _C_TEST_SUFFIX.match(name)) or (code and _TEST_NAME.search(name) and not (
