@@ -36,7 +36,7 @@ CASES = [
     ("app/FooTests.cs", "test"), ("e2e/login.ts", "test"), ("t/basic.t", "test"),
     ("src/androidTest/java/Foo.kt", "test"), ("test/unit/runner.spec.js", "test"),
     ("examples/tutorial/tests/test_auth.py", "test"), ("test/test_helper.bash", "test"),
-    ("test_install.sh", "test"), ("src/pkg/util_test.go", "test"), ("lib/x/y_spec.rb", "test"),
+    ("test_install.sh", "test"), ("test/install.bats", "test"), ("test/fixtures/plugin.bats", "fixture"), ("src/pkg/util_test.go", "test"), ("lib/x/y_spec.rb", "test"),
     # fixtures and test data
     ("tests/fixtures/config.json", "fixture"), ("pkg/parse/testdata/input.go", "fixture"),
     ("src/__snapshots__/button.test.tsx.snap", "fixture"), ("tests/ui/error.stderr", "fixture"),

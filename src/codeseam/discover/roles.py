@@ -17,7 +17,7 @@ role            recognised by
                 Maven/Gradle ``src/test/``, .NET ``Foo.Tests/``) and test file names of each language
                 (``test_*.py``, ``*_test.py``, ``tests.py``, ``conftest.py``, ``*_test.go``,
                 ``*_test.cc``/``*_unittest.cc`` even inside a library folder,
-                ``*.test.js``/``*.spec.ts``, ``*Test.java``, ``*_spec.rb``, ``tests.rs``, ...)
+                ``*.test.js``/``*.spec.ts``, ``*Test.java``, ``*_spec.rb``, ``tests.rs``, ``*.bats``, ...)
 ``benchmark``   ``bench/``, ``benches/``, ``benchmark(s)/``, ``*.bench.js``, ``*_bench.*``
 ``example``     ``example(s)/``, ``sample(s)/``, ``demo(s)/``, ``_examples/``, ``cookbook/``,
                 ``playground/``
@@ -67,7 +67,8 @@ __all__ = ["ROLES", "ROLES_VERSION", "SOURCE", "file_role", "HEAD_CHARS"]
 # 3: translation tables (locales/, i18n/, *.po, ...) are the ``locale`` role, not source.
 # 4: a C or C++ ``*_test.cc`` / ``*_unittest.cc`` is a test wherever it sits (GoogleTest's
 #    convention: abseil's absl/strings/internal/, protobuf's src/google/protobuf/); a .NET test
-#    project's folder (``Foo.Tests/``, ``Foo.UnitTests/``) holds tests.
+#    project's folder (``Foo.Tests/``, ``Foo.UnitTests/``) holds tests; a Bats file (``*.bats``)
+#    is a test, not a fixture of its test/ folder.
 ROLES_VERSION = 4
 SOURCE = "source"
 
@@ -105,6 +106,7 @@ _CODE_EXT = frozenset({
     ".swift", ".m", ".mm", ".lua", ".pl", ".pm", ".sh", ".bash", ".zsh", ".fish", ".ex", ".exs", ".erl",
     ".hs", ".ml", ".mli", ".clj", ".cljs", ".dart", ".zig", ".nim", ".jl", ".r", ".vue", ".svelte",
     ".elm", ".fs", ".fsx", ".groovy", ".ps1", ".sql", ".v", ".sv", ".vhd", ".f90", ".d", ".cr", ".hx", ".t",
+    ".bats",
 })
 _DATA_EXT = frozenset({".json", ".json5", ".jsonc", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf",
                        ".properties", ".xml", ".plist", ".env", ".editorconfig"})
@@ -117,7 +119,7 @@ _TEST_NAME = re.compile(
     r"(^conftest\.py$)|(^tests?\.rs$)|(^tests\.py$)|"
     r"(^.+[._-](test|spec|tests|specs)\.[cm]?[jt]sx?$)|(^.+\.(test|spec)\.\w+$)|"
     r"(^.+(Test|Tests|Spec|IT)\.(java|kt|kts|scala|groovy|cs|swift|php|m|mm)$)|(^.+_spec\.rb$)|"
-    r"(^Test[A-Z].*\.(java|kt|cs|swift|php)$)|(^.+\.t$)")
+    r"(^Test[A-Z].*\.(java|kt|cs|swift|php)$)|(^.+\.t$)|(^.+\.bats$)")
 # Languages whose tests live in a folder of their own (test/, spec/, t/): there a test_*/*_test
 # file name inside a library folder is a library file that happens to say "test"
 # (``lib/bats-core/test_functions.bash``, ``src/unity/test_runner.c``).
