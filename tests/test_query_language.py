@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from codeseam.query.analysis import ENGLISH_FLOOR, LANGUAGES, _identifier, intent, language, prose_words
+from codeseam.query.analysis import ENGLISH_FLOOR, LANGUAGES, _identifier, intent, is_change, language, prose_words
 
 # English queries the model alone reads as another language (the dev sets' nine)
 MISREAD_ENGLISH = [
@@ -55,3 +55,15 @@ def test_short_queries_are_english_and_the_model_knows_the_languages():
 ])
 def test_intent(query, kind):
     assert intent(query) == kind
+
+
+@pytest.mark.parametrize("query,change", [
+    ("fix zsh completion escaping", True), ("Emit value terminators on zsh", False),
+    ("ArgsRequiredElseHelp should ignore defaults", False), ("Fix a crash with Got accessing a request", True),
+    ("don't intercept 307/308 routing redirects", True), ("escape fish possible values bug", True),
+    # a question asks about fixes, it does not describe one
+    ("how zls provides code actions for quick fixes", False), ("what happens when a bug report is filed", False),
+])
+def test_a_change_description_opens_with_a_change_verb_or_names_a_fix_and_is_no_question(query, change):
+    assert is_change(query) is change
+

@@ -354,5 +354,10 @@ handles correct don't dont do stop revert reverts bugfix hotfix re-add readd bet
 
 
 def is_change(query: str) -> bool:
+    """Does the query describe a change (a commit subject: "fix zsh completion escaping")? It
+    opens with a change verb or names a fix or a bug; a question never is one ("how zls provides
+    code actions for quick fixes" asks about fixes)."""
     words = [w.lower() for w in _LATIN_WORD.findall(query)]
-    return bool(words) and (words[0] in CHANGE_OPENERS or any(w in _CHANGE_MARKS for w in words))
+    if not words or words[0] in QUESTION_WORDS:
+        return False
+    return words[0] in CHANGE_OPENERS or any(w in _CHANGE_MARKS for w in words)
