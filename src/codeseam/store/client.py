@@ -23,6 +23,7 @@ WRITE_ROWS = 512
 WRITE_BYTES = 16 << 20
 DELETE_IDS = 1_000
 PATHS_PER_QUERY = 256  # paths in one ``path in [...]`` filter
+IDS_PER_QUERY = 256  # primary keys in one ``id in [...]`` filter
 
 
 # MilvusClient methods that do not pass ``retry_times`` on (pymilvus 2.5 ``insert``): without a
@@ -99,6 +100,12 @@ class MilvusCalls:
         for i in range(0, len(paths), PATHS_PER_QUERY):
             yield from self.query_all(collection, all_of(eq("repo_id", repo_id),
                                                          is_in("path", paths[i:i + PATHS_PER_QUERY])), fields)
+
+    def query_ids(self, collection: str, ids: Sequence[str], fields: Sequence[str], where: str = "") -> Iterator[dict]:
+        """The rows whose primary key is one of ``ids`` (quotable literals) and that match
+        ``where``, ``IDS_PER_QUERY`` keys a query, in no particular order."""
+        for i in range(0, len(ids), IDS_PER_QUERY):
+            yield from self.query(collection, all_of(is_in("id", ids[i:i + IDS_PER_QUERY]), where), fields)
 
     def count(self, collection: str, expr: str) -> int:
         rows = self.query(collection, expr, ["count(*)"], limit=None)

@@ -21,6 +21,7 @@ from ..records import ROLES, content_hash
 from ..settings import Settings
 from . import schema as sch
 from . import setup
+from .client import IDS_PER_QUERY
 from .connect import Connection, connect
 from .expr import all_of, eq, is_in, like_prefix, quotable
 from .layouts import Layouts, file_id
@@ -32,7 +33,6 @@ from .model import (ChunkRow, FileEntry, IndexMeta, StoredChunk, check_chunk_id,
 log = logging.getLogger(__name__)
 
 HASHES_PER_QUERY = 256
-IDS_PER_FETCH = 256
 
 
 def _repo_key(repo_id: str) -> str:
@@ -267,12 +267,8 @@ class Store(Retrieval, PendingRows, Layouts):
     def vectors_by_id(self, ids: Sequence[str]) -> dict[str, list[float]]:
         """Stored dense vectors of the chunk rows ``ids``."""
         wanted = [i for i in dict.fromkeys(ids) if quotable(i)]
-        found: dict[str, list[float]] = {}
-        for i in range(0, len(wanted), IDS_PER_FETCH):
-            expr = all_of(is_in("id", wanted[i:i + IDS_PER_FETCH]), sch.DENSE_READY)  # never a placeholder
-            for r in self._m.query(self.names.chunks, expr, ["dense"]):
-                found[r["id"]] = [float(x) for x in r["dense"]]
-        return found
+        rows = self._m.query_ids(self.names.chunks, wanted, ["dense"], sch.DENSE_READY)  # never a placeholder
+        return {r["id"]: [float(x) for x in r["dense"]] for r in rows}
 
     def remove_repo(self, repo_id: str) -> int:
         """Delete a repo's chunks, manifest and record; returns the chunk rows deleted."""
@@ -295,9 +291,9 @@ class Store(Retrieval, PendingRows, Layouts):
         return self._fetch_in_order([k[2] for k in keys])
 
     def _fetch_in_order(self, ids: list[str]) -> Iterator[StoredChunk]:
-        for i in range(0, len(ids), IDS_PER_FETCH):
-            batch = ids[i:i + IDS_PER_FETCH]
-            rows = {r["id"]: r for r in self._m.query(self.names.chunks, is_in("id", batch), sch.CHUNK_FIELDS)}
+        for i in range(0, len(ids), IDS_PER_QUERY):  # a batch at a time: iter_chunks streams a whole repo
+            batch = ids[i:i + IDS_PER_QUERY]
+            rows = {r["id"]: r for r in self._m.query_ids(self.names.chunks, batch, sch.CHUNK_FIELDS)}
             yield from (_stored(rows[x]) for x in batch if x in rows)
 
     def stats(self) -> dict[str, dict]:

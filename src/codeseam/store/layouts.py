@@ -27,14 +27,13 @@ from typing import Any
 from ..records import content_hash
 from . import schema as sch
 from .client import MilvusCalls
-from .expr import all_of, eq, is_in, quotable
+from .expr import all_of, eq, quotable
 from .model import ChunkRow, StoredChunk, check_repo_id
 
 log = logging.getLogger(__name__)
 
 KIND = "layout"
 MAX_VALUE_BYTES = 65_535  # the meta collection's ``value`` field
-IDS_PER_QUERY = 1_000
 SPAN_FIELDS = ["id", "repo_id", "path", "symbol", "kind", "start_line", "end_line"]
 
 
@@ -111,13 +110,11 @@ class Layouts:
         wanted = list(dict.fromkeys(paths))
         by_id = {layout_id(repo_id, p): p for p in wanted}
         out: dict[str, list[StoredChunk]] = {}
-        keys = list(by_id)
-        for i in range(0, len(keys), IDS_PER_QUERY):
-            for r in self._m.query(self.names.meta, is_in("id", keys[i:i + IDS_PER_QUERY]), ["value"]):
-                path = by_id[r["id"]]
-                got = decode_layout(repo_id, path, r["value"])
-                if got is not None:
-                    out[path] = got
+        for r in self._m.query_ids(self.names.meta, list(by_id), ["value"]):
+            path = by_id[r["id"]]
+            got = decode_layout(repo_id, path, r["value"])
+            if got is not None:
+                out[path] = got
         missing = [p for p in wanted if p not in out]
         if missing:
             out.update(self.scan_spans(repo_id, missing))
