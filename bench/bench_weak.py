@@ -116,6 +116,31 @@ def rates(rows: list[dict], thresholds: dict[str, float]) -> list[list[str]]:
 
 
 AGREEMENT_WEIGHTS = (0.0, 0.05, 0.1, 0.15, 0.2)
+HELD_IN = 25  # of the 37 English negatives, those a held-out split calibrates on
+SPLITS = 300  # held-out splits, seeded
+
+
+def split_once(pos: list[float], neg: list[float], rng, rule=calibrate_unseen,
+               held_in: int = HELD_IN) -> tuple[float, float]:
+    """One held-out split of the English scores: ``rule`` (at ``ABSTAIN_GOAL``) calibrated on
+    ``held_in`` of the negatives shuffled by ``rng``; (share of the other negatives flagged,
+    share of ``pos`` flagged)."""
+    negs = neg[:]
+    rng.shuffle(negs)
+    t = rule(pos, negs[:held_in], ABSTAIN_GOAL).threshold
+    rest = negs[held_in:]
+    return sum(s < t for s in rest) / len(rest), sum(s < t for s in pos) / len(pos)
+
+
+def held_out(pos: list[float], neg: list[float], rule=calibrate_unseen, splits: int = SPLITS,
+             seed: int = 0) -> tuple[float, float]:
+    """The mean of ``split_once`` over ``splits`` seeded splits."""
+    import random
+    import statistics
+
+    rng = random.Random(seed)
+    runs = [split_once(pos, neg, rng, rule) for _ in range(splits)]
+    return statistics.mean(a for a, _ in runs), statistics.mean(b for _, b in runs)
 
 
 def set_weights(coverage: float | None = None, agreement: float | None = None) -> None:
@@ -129,7 +154,6 @@ def set_weights(coverage: float | None = None, agreement: float | None = None) -
                 entry["coverage"] = coverage
             if agreement is not None:
                 entry["agreement"] = agreement
-SPLITS = 300
 
 
 def agreement_sweep(cache: Path) -> str:
@@ -166,12 +190,8 @@ def agreement_sweep(cache: Path) -> str:
         rng = random.Random(0)
         held, held_xx = [], []
         for _ in range(SPLITS):
-            negs = en_neg[:]
-            rng.shuffle(negs)
-            cut = round(len(negs) * 25 / 37)
-            c = calibrate_unseen([score(r) for r in en_pos], [score(r) for r in negs[:cut]], ABSTAIN_GOAL)
-            held.append((sum(score(r) < c.threshold for r in negs[cut:]) / len(negs[cut:]),
-                         sum(score(r) < c.threshold for r in en_pos) / len(en_pos)))
+            held.append(split_once([score(r) for r in en_pos], [score(r) for r in en_neg], rng,
+                                   held_in=round(len(en_neg) * HELD_IN / 37)))
             pos = xx_pos[:]
             rng.shuffle(pos)
             half = len(pos) // 2

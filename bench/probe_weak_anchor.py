@@ -20,7 +20,6 @@ on 25 English negatives, measured on the other 12).
 
 from __future__ import annotations
 
-import random
 import statistics
 import sys
 from pathlib import Path
@@ -42,7 +41,6 @@ ANCHORS = (
     "logging and debug output", "how callbacks or hooks are registered", "how the data is serialised",
     "the main class and its methods",
 )
-SPLITS = 300
 
 
 def collect_with_anchors() -> tuple[list[dict], dict[str, dict]]:
@@ -94,18 +92,10 @@ def main() -> None:
     for name, score in variants.items():
         c = calibrate_unseen([score(r) for r in pos], [score(r) for r in neg], bw.ABSTAIN_GOAL)
         semble = sum(1 for r in pos if r["set"] == "semble-dev" and score(r) < c.threshold)
-        rng = random.Random(0)
-        held = []
-        for _ in range(SPLITS):
-            negs = neg[:]
-            rng.shuffle(negs)
-            cc = calibrate_unseen([score(r) for r in pos], [score(r) for r in negs[:25]], bw.ABSTAIN_GOAL)
-            out = negs[25:]
-            held.append((sum(score(r) < cc.threshold for r in out) / len(out),
-                         sum(score(r) < cc.threshold for r in pos) / len(pos)))
+        held = bw.held_out([score(r) for r in pos], [score(r) for r in neg])
         fw_commit = sum(score(r) < c.threshold for r in commit) / len(commit)
         print(f"| {name} | {c.threshold:.4f} | {c.abstain:.3f} | {c.false_weak:.3f} | {fw_commit:.3f} | {semble} "
-              f"| {statistics.mean(a for a, _ in held):.3f} | {statistics.mean(b for _, b in held):.3f} |")
+              f"| {held[0]:.3f} | {held[1]:.3f} |")
 
 
 if __name__ == "__main__":

@@ -15,14 +15,13 @@ This reads what the last full ablation recorded (each query's top hits under ``h
 (``weak.json``: every query's score; English queries only), adds ``weight x share`` to the score,
 re-calibrates the English threshold as ``bench_weak.py`` does (``calibrate_abstain``: the lowest
 that flags at least 80% of the English negatives), and reports the positives flagged, the
-semble-dev queries among them, and held out: the mean over ``SPLITS`` random splits of the
+semble-dev queries among them, and held out: the mean over ``bench_weak.SPLITS`` random splits of the
 negatives (calibrated on 25, measured on the other 12, with every positive).
 """
 
 from __future__ import annotations
 
 import json
-import random
 import re
 import statistics
 import sys
@@ -30,7 +29,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "bench"))
 
+import bench_weak as bw  # noqa: E402
 from codeseam.chunk import split_identifier  # noqa: E402
 from codeseam.eval.calibrate import calibrate_abstain  # noqa: E402
 from codeseam.query.analysis import NOISE_WORDS, _stemmer  # noqa: E402
@@ -42,8 +43,6 @@ SETS = (("eval.json", "stdlib-dev"), ("eval-repos.json", "repos-dev"), ("eval-se
 WEIGHTS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3)
 MEASURES = ((1, "file"), (3, "file"), (5, "file"), (5, "path"))
 ABSTAIN = 0.8
-SPLITS = 300
-HELD_IN = 25  # English negatives a split calibrates on
 
 
 def path_stems(path: str, scope: str, stem) -> set[str]:
@@ -91,17 +90,9 @@ def main() -> None:
             c = calibrate_abstain([score(r) for r in pos], [score(r) for r in neg], ABSTAIN)
             flagged = [r for r in pos if score(r) < c.threshold]
             semble = sum(1 for r in flagged if r["set"] == "semble-dev")
-            rng = random.Random(0)
-            held = []
-            for _ in range(SPLITS):
-                negs = neg[:]
-                rng.shuffle(negs)
-                cc = calibrate_abstain([score(r) for r in pos], [score(r) for r in negs[:HELD_IN]], ABSTAIN)
-                out = negs[HELD_IN:]
-                held.append((sum(score(r) < cc.threshold for r in out) / len(out),
-                             sum(score(r) < cc.threshold for r in pos) / len(pos)))
+            held = bw.held_out([score(r) for r in pos], [score(r) for r in neg], rule=calibrate_abstain)
             print(f"| top {top} {scope} | {w} | {means} | {c.threshold:.4f} | {len(flagged)} ({len(flagged) / len(pos):.3f}) "
-                  f"| {semble} | {statistics.mean(a for a, _ in held):.3f} | {statistics.mean(b for _, b in held):.3f} |")
+                  f"| {semble} | {held[0]:.3f} | {held[1]:.3f} |")
 
 
 if __name__ == "__main__":
