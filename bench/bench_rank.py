@@ -75,13 +75,17 @@ def scores(results: dict, name: str) -> dict:
         out["stdlib"] = {"mrr": g["mrr"], "recall@5": g["recall@5"]}
     if "repos" in results:
         suite = results["repos"]
-        per = {}
+        per, per_all = {}, {}
         for repo in suite.repos:
             vr = next(r for r in suite.per_repo[repo].results if r.name == name)
-            per[repo] = group(vr.outcomes, "commit", (1, 5, 10))["mrr@10"]
+            g = group(vr.outcomes, "commit", (1, 5, 10))
+            per[repo] = g["mrr@10"]
+            per_all[repo] = {m: g[m] for m in ("mrr@10", "recall@5", "whole@5")}
         pooled = next(r for r in suite.pooled.results if r.name == name)
         g = group(pooled.outcomes, "commit", (1, 5, 10))
-        out["repos"] = {"per_repo": per, "mrr@10": g["mrr@10"], "recall@5": g["recall@5"], "whole@5": g["whole@5"]}
+        out["repos"] = {"per_repo": per, "mrr@10": g["mrr@10"], "recall@5": g["recall@5"], "whole@5": g["whole@5"],
+                        "per_repo_all": per_all,
+                        "ranks": {o.id: [o.rank, o.whole_rank] for o in pooled.outcomes if o.kind == "commit"}}
     if "semble" in results:
         suite = results["semble"]
         table = semble.variant_table(suite, [name])[name]
@@ -160,7 +164,7 @@ def _analyzer_cache(cache: Path, params: dict) -> str:
     return str(other)
 
 
-PREVIOUS = "+path0+nosing+pdec0+named0+fname0+decl0+sat1+coh0+legacy1+noforms+nochg+noproj"  # last round's default, every new lever off
+PREVIOUS = "+path0+nosing+pdec0+named0+fname0+decl0+sat1+coh0+legacy1+noforms+nochg+noproj+kbeh1"  # last round's default, every new lever off
 MAIN = [
     ("hybrid-ast", "the default: dense + BM25, fused, the ranking stack"),
     ("bm25-ast", "BM25 alone with the ranking stack (what a first index has before vectors)"),
@@ -191,6 +195,7 @@ KEPT = [
     ("+norole", "no file-role prior"),
     ("+def0", "no definition evidence"),
     ("+nokind", "no chunk-kind prior"),
+    ("+kbeh1", "a behaviour query's module, header and class chunks weigh like any other query's (not 0.4 of that)"),
     ("+nosym", "named definitions never moved first"),
     ("+nonoise", "question words kept in the BM25 query"),
     ("+noexpand", "a piece of a split definition returned as the piece"),
@@ -209,6 +214,8 @@ TRIED = [  # the levers measured and removed from the code are in rank-dropped.m
     ("+pdec2", "path match word decay 2.0"),
     ("+named0.15", "named-file boost 0.15"), ("+named0.5", "named-file boost 0.5"), ("+named1", "named-file boost 1.0"),
     ("+fname0.15", "file-name boost 0.15"), ("+fname0.3", "file-name boost 0.3"),
+    ("+kbeh0.2", "a behaviour query's module, header and class chunks 0.2"),
+    ("+kbeh0.6", "a behaviour query's module, header and class chunks 0.6"),
 ]
 
 

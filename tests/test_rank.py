@@ -97,6 +97,24 @@ def test_kind_prior():
     assert [x for x, _ in rank.apply_kind_prior(ranked, kinds)] == ["fn", "imports"]
 
 
+def test_a_behaviour_query_weighs_what_is_not_a_routine_less():
+    """A description of one behaviour or change is answered by a routine: a class's header,
+    its other code outside methods and top-level code weigh ``BEHAVIOUR_KIND_WEIGHT`` of their
+    usual weight for it, and nothing changes for a question, a lookup, or with the lever off."""
+    w = rank.BEHAVIOUR_KIND_WEIGHT
+    assert rank.kind_weights("behaviour") == {k: rank.KIND_WEIGHTS.get(k, 1.0) * w for k in rank.NOT_A_ROUTINE}
+    for intent in ("topic", "symbol"):
+        assert rank.kind_weights(intent) == rank.KIND_WEIGHTS
+    assert rank.kind_weights("behaviour", 1.0) == rank.KIND_WEIGHTS
+    assert RetrieveOptions().behaviour_kinds == w
+    ranked = [("class Cache:", 0.030), ("def on_revalidated", 0.020), ("import x", 0.019)]
+    kinds = {"class Cache:": "class", "def on_revalidated": "method", "import x": "module"}.get
+    for intent, first in (("behaviour", "def on_revalidated"), ("topic", "class Cache:")):
+        out = rank.apply_kind_prior(ranked, kinds, rank.kind_weights(intent))
+        assert out[0][0] == first
+        assert dict(out)["def on_revalidated"] == 0.020  # a routine keeps its score
+
+
 def test_lookups_and_longer_queries():
     assert is_lookup("where is ndiff defined") and is_lookup("heapq nsmallest implementation")
     assert not is_lookup("Fix `options.context` being not extensible")

@@ -401,3 +401,73 @@ def test_a_query_naming_a_file_with_its_extension_finds_that_file(named_top):
 
     assert top() == "lib/retry_policy.py"
     assert top(file_names=0.0) == "lib/retry.py"  # what the lever changes
+
+
+CACHE_PY = '''"""An HTTP cache."""
+
+
+class ResponseCache:
+    """Keeps cached responses and revalidated responses. A revalidated response replaces
+    the cached response; a cached response that never revalidates would hang its readers,
+    so revalidated cached responses time out.
+    """
+
+    entries: dict
+    limit: int = 128
+    revalidated: dict
+    hang_timeout: float = 30.0
+
+    def __init__(self, store, clock):
+        self.store = store
+        self.clock = clock
+        self.entries = {}
+        self.revalidated = {}
+
+    def lookup(self, key):
+        entry = self.entries.get(key)
+        if entry is None:
+            return None
+        if entry.expires < self.clock():
+            return None
+        return entry.value
+
+    def on_revalidated(self, key, response):
+        """Read a revalidated response's body, with a timeout so it cannot hang."""
+        body = response.read_body(timeout=self.hang_timeout)
+        self.entries[key] = self.store.entry(body, self.clock() + response.ttl)
+        return body
+'''
+
+
+def test_a_behaviour_query_weighs_a_class_header_less(tmp_path):
+    """On a real index, where the class's header piece (its docstring and fields) is the best
+    BM25 match: for a change description its score is ``BEHAVIOUR_KIND_WEIGHT`` of what it is
+    with the lever off, every method's is unchanged; a question's scores do not move."""
+    from codeseam import api
+    from codeseam.query import rank
+    from codeseam.query.retrieve import RetrieveOptions, retrieve
+    from codeseam.settings import load_settings
+    from codeseam.store import Filters
+
+    (tmp_path / "proj" / "lib").mkdir(parents=True)
+    (tmp_path / "proj" / "lib" / "cache.py").write_text(CACHE_PY)
+    settings = load_settings({"embedding_backend": "fake", "data_dir": str(tmp_path / "data"), "freshness": "off",
+                              "chunk_max_bytes": 700}, env={})
+    with api.Index(settings, create=True) as ix:
+        ix.index(tmp_path / "proj", repo_id="proj")
+
+        def scores(query: str, mode: str, weight: float) -> dict:
+            res = retrieve(ix.store, ix.embedder, ix.settings, query, Filters(repos=("proj",)), 8, mode=mode,
+                           options=RetrieveOptions(behaviour_kinds=weight))
+            return {(h.kind, h.symbol): h.score for h in res.hits}
+
+        change = "fix hang on revalidated cached responses"
+        assert ix.store.bm25_search("hang revalidated cached responses", 1, Filters(repos=("proj",)))[0].kind == "header"
+        for mode in ("bm25", "hybrid"):
+            on, off = scores(change, mode, rank.BEHAVIOUR_KIND_WEIGHT), scores(change, mode, 1.0)
+            assert on.keys() == off.keys() and ("header", "ResponseCache") in on
+            for key, score in on.items():
+                want = off[key] * (rank.BEHAVIOUR_KIND_WEIGHT if key[0] == "header" else 1.0)
+                assert score == pytest.approx(want), (mode, key)
+            question = "how are revalidated cached responses kept"
+            assert scores(question, mode, rank.BEHAVIOUR_KIND_WEIGHT) == scores(question, mode, 1.0)

@@ -49,7 +49,8 @@ class RetrieveOptions:
     Fusion: ``weak_dense_weight`` is the dense weight when the result is weak. Priors after
     fusion: ``def_weight`` (pieces of one definition ranked together), ``symbols_first`` /
     ``symbol_bonus`` (definitions the query names: first in a lookup, a bonus elsewhere),
-    ``kind_prior``, ``role_prior`` (``rare_exempt``: when every query word the index holds is
+    ``kind_prior`` (``behaviour_kinds``: for a description of one behaviour, chunks that are
+    not one routine weigh this much of their kind weight), ``role_prior`` (``rare_exempt``: when every query word the index holds is
     rare, or held by one file's candidates only, a non-source candidate holding one that no
     source candidate holds keeps its score: a name only a test or a doc page has). The stack: ``decl_weight`` (declarations of a looked-up name; with
     ``decl_fetch`` also found by symbol in the store), ``path_weight`` (query words naming the
@@ -74,6 +75,7 @@ class RetrieveOptions:
     role_prior: bool = True
     def_weight: float = 0.5
     kind_prior: bool = True
+    behaviour_kinds: float = rank.BEHAVIOUR_KIND_WEIGHT  # a behaviour query: module, header and class chunks weigh this share of their kind weight
     # issue 20 levers (each measured alone on the three dev sets; see bench/bench_rank.py)
     expand_head: int | None = None  # candidates whose pieces may be expanded (None: k; at least k)
     saturation: float = 0.5  # a file's n-th candidate past ``saturation_free`` counts saturation**n
@@ -153,7 +155,7 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
     one_file = _one_file_words(ranked, [w for w, c in counts.items() if c > RARE_WORD])
     rare = [w for w, c in counts.items() if 0 < c <= RARE_WORD or w in one_file]
     rare = rare if held and len(rare) == len(held) else []
-    ranked = _priors(ranked, query, mode, settings, options, [] if hard else names, rare)
+    ranked = _priors(ranked, query, mode, settings, options, [] if hard else names, rare, info.intent)
     spread = _spreads(info, options)
     ranked = _stack(ranked, info, options, spread)
     if hard:
@@ -293,7 +295,7 @@ def _evidence(best: float | None, null: float, counts: dict) -> tuple[float | No
 
 
 def _priors(ranked: list, query: str, mode: str, settings, options: RetrieveOptions,
-            names: Sequence[tuple[str, ...]] = (), rare: Sequence[str] = ()) -> list:
+            names: Sequence[tuple[str, ...]] = (), rare: Sequence[str] = (), intent: str = "topic") -> list:
     """The ranking levers after fusion (``rank``): file and definition evidence, name
     match, the bonus of definitions the query names (``names``), kind and role priors."""
     bonus = options.symbol_bonus if names else 0.0
@@ -308,7 +310,7 @@ def _priors(ranked: list, query: str, mode: str, settings, options: RetrieveOpti
             ranked = sorted(((p, s + bonus * unit * names_definition(p.path, p.symbol, names)) for p, s in ranked),
                             key=lambda ps: -ps[1])
     if options.kind_prior:
-        ranked = rank.apply_kind_prior(ranked, lambda p: p.kind)
+        ranked = rank.apply_kind_prior(ranked, lambda p: p.kind, rank.kind_weights(intent, options.behaviour_kinds))
     if options.role_prior:
         ranked = rank.apply_role_prior(ranked, lambda p: p.role, query, rare=rare if options.rare_exempt else (),
                                        text_of=lambda p: p.path + "\n" + p.text)
