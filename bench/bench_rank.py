@@ -192,6 +192,7 @@ KEPT = [
     ("+norare", "no rare-word exemption (a doc page or test holding every word the index has of the query, each rare, keeps its score)"),
     ("+fileall", "coherence and saturation for every query (not only questions and lookups)"),
     ("+pathall", "the path match for every query"),
+    ("+declall", "the declaration boost for every query (not only questions and lookups)"),
     ("+norole", "no file-role prior"),
     ("+def0", "no definition evidence"),
     ("+nokind", "no chunk-kind prior"),

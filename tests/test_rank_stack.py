@@ -439,35 +439,64 @@ class ResponseCache:
 '''
 
 
-def test_a_behaviour_query_weighs_a_class_header_less(tmp_path):
-    """On a real index, where the class's header piece (its docstring and fields) is the best
-    BM25 match: for a change description its score is ``BEHAVIOUR_KIND_WEIGHT`` of what it is
-    with the lever off, every method's is unchanged; a question's scores do not move."""
+@pytest.fixture(scope="module")
+def cache_hits(tmp_path_factory):
+    """``hits(query, mode, **options)``: ``{(kind, symbol): score}`` of the first 8 hits on a real
+    index of ``CACHE_PY`` cut small (its class header piece apart from each method)."""
     from codeseam import api
-    from codeseam.query import rank
     from codeseam.query.retrieve import RetrieveOptions, retrieve
     from codeseam.settings import load_settings
     from codeseam.store import Filters
 
-    (tmp_path / "proj" / "lib").mkdir(parents=True)
-    (tmp_path / "proj" / "lib" / "cache.py").write_text(CACHE_PY)
-    settings = load_settings({"embedding_backend": "fake", "data_dir": str(tmp_path / "data"), "freshness": "off",
+    base = tmp_path_factory.mktemp("cache")
+    (base / "proj" / "lib").mkdir(parents=True)
+    (base / "proj" / "lib" / "cache.py").write_text(CACHE_PY)
+    settings = load_settings({"embedding_backend": "fake", "data_dir": str(base / "data"), "freshness": "off",
                               "chunk_max_bytes": 700}, env={})
     with api.Index(settings, create=True) as ix:
-        ix.index(tmp_path / "proj", repo_id="proj")
+        ix.index(base / "proj", repo_id="proj")
 
-        def scores(query: str, mode: str, weight: float) -> dict:
+        def hits(query: str, mode: str, **kw) -> dict:
             res = retrieve(ix.store, ix.embedder, ix.settings, query, Filters(repos=("proj",)), 8, mode=mode,
-                           options=RetrieveOptions(behaviour_kinds=weight))
+                           options=RetrieveOptions(**kw))
             return {(h.kind, h.symbol): h.score for h in res.hits}
 
-        change = "fix hang on revalidated cached responses"
-        assert ix.store.bm25_search("hang revalidated cached responses", 1, Filters(repos=("proj",)))[0].kind == "header"
-        for mode in ("bm25", "hybrid"):
-            on, off = scores(change, mode, rank.BEHAVIOUR_KIND_WEIGHT), scores(change, mode, 1.0)
-            assert on.keys() == off.keys() and ("header", "ResponseCache") in on
-            for key, score in on.items():
-                want = off[key] * (rank.BEHAVIOUR_KIND_WEIGHT if key[0] == "header" else 1.0)
-                assert score == pytest.approx(want), (mode, key)
-            question = "how are revalidated cached responses kept"
-            assert scores(question, mode, rank.BEHAVIOUR_KIND_WEIGHT) == scores(question, mode, 1.0)
+        hits.store = ix.store
+        yield hits
+
+
+def test_a_behaviour_query_weighs_a_class_header_less(cache_hits):
+    """Where the class's header piece (its docstring and fields) is the best BM25 match: for a
+    change description its score is ``BEHAVIOUR_KIND_WEIGHT`` of what it is with the lever off,
+    every method's is unchanged; a question's scores do not move."""
+    from codeseam.query import rank
+    from codeseam.store import Filters
+
+    top = cache_hits.store.bm25_search("hang revalidated cached responses", 1, Filters(repos=("proj",)))[0]
+    assert top.kind == "header"
+    change = "fix hang on revalidated cached responses"
+    for mode in ("bm25", "hybrid"):
+        on, off = cache_hits(change, mode), cache_hits(change, mode, behaviour_kinds=1.0)
+        assert on.keys() == off.keys() and ("header", "ResponseCache") in on
+        for key, score in on.items():
+            want = off[key] * (rank.BEHAVIOUR_KIND_WEIGHT if key[0] == "header" else 1.0)
+            assert score == pytest.approx(want), (mode, key)
+        question = "how are revalidated cached responses kept"
+        assert cache_hits(question, mode) == cache_hits(question, mode, behaviour_kinds=1.0)
+
+
+def test_a_type_named_in_a_behaviour_is_not_its_answer(cache_hits):
+    """A question about a named type ("how does ResponseCache time out ...") is answered by its
+    declaration first; a behaviour that happens in it ("fix hang when ResponseCache revalidates
+    ...") by the routine that does it: the declaration boost is for questions and lookups."""
+    header = ("header", "ResponseCache")
+    for mode in ("bm25", "hybrid"):
+        question = "how does ResponseCache time out revalidated responses"
+        got = cache_hits(question, mode)
+        assert next(iter(got)) == header
+        assert got == cache_hits(question, mode, decl_levers="all")
+        change = "fix hang when ResponseCache revalidates a response"
+        got, every = cache_hits(change, mode), cache_hits(change, mode, decl_levers="all")
+        assert next(iter(got)) == ("method", "ResponseCache.on_revalidated")
+        assert next(iter(every)) == header  # what the lever changes
+        assert {k: v for k, v in got.items() if k != header} == {k: v for k, v in every.items() if k != header}

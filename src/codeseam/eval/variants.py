@@ -18,6 +18,7 @@ A variant name is ``<mode>-<chunker>[-enriched][+option...]``:
   ``+expand``/``+noexpand``, ``+symhard``, ``+fetch``/``+nofetch``, ``+rare``/``+norare``,
   ``+forms``/``+noforms``, ``+chg``/``+nochg``, ``+topsym``/``+fileall`` (which intents get
   coherence and saturation), ``+pathtop``/``+pathall`` (which get the path match),
+  ``+decltop``/``+declall`` (which get the declaration boost),
   ``+sing``/``+nosing`` (plural path words also singular), ``+proj``/``+noproj`` (the searched
   repository's name out of the BM25 query and the path match).
 
@@ -76,6 +77,7 @@ _SWITCHES: dict[str, tuple[str, Any]] = {
     "noforms": ("forms", False), "chg": ("strip_change", True), "nochg": ("strip_change", False),
     "topsym": ("file_levers", "topic+symbol"), "fileall": ("file_levers", "all"),
     "pathtop": ("path_levers", "topic+symbol"), "pathall": ("path_levers", "all"),
+    "decltop": ("decl_levers", "topic+symbol"), "declall": ("decl_levers", "all"),
     "proj": ("project_words", True), "noproj": ("project_words", False),
     "sing": ("path_singular", True), "nosing": ("path_singular", False),
 }

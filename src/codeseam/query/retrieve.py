@@ -53,7 +53,8 @@ class RetrieveOptions:
     not one routine weigh this much of their kind weight), ``role_prior`` (``rare_exempt``: when every query word the index holds is
     rare, or held by one file's candidates only, a non-source candidate holding one that no
     source candidate holds keeps its score: a name only a test or a doc page has). The stack: ``decl_weight`` (declarations of a looked-up name; with
-    ``decl_fetch`` also found by symbol in the store), ``path_weight`` (query words naming the
+    ``decl_fetch`` also found by symbol in the store; for the intents in ``decl_levers``: a
+    behaviour's named type is where it happens, its routine is what it is), ``path_weight`` (query words naming the
     file or folder, earlier words weighing more: ``path_decay``; for the intents in
     ``path_levers``), ``named_file`` (a code name in a question that is a file's name:
     ``ManageHook`` -> ``ManageHook.hs``), ``file_names`` (a file the query names with its
@@ -91,6 +92,7 @@ class RetrieveOptions:
     legacy: float = 0.5  # older copies (deprecated/, compat/, v3/ beside v4/) weigh this much
     file_levers: str = "topic+symbol"  # which intents get coherence and saturation: all, topic, or topic+symbol
     path_levers: str = "topic+symbol"  # which intents get the path match: all, or topic+symbol
+    decl_levers: str = "topic+symbol"  # which intents get the declaration boost: all, or topic+symbol
     project_words: bool = True  # the searched repository's name out of the BM25 query and the path match
     forms: bool = True  # the BM25 query carries each word twice and its other forms once (analysis.with_forms)
     rare_exempt: bool = True  # when every word the index holds is rare, a non-source candidate holding one no source holds keeps its score
@@ -245,7 +247,7 @@ def _stack(ranked: list, info, options: RetrieveOptions, spread: bool = True) ->
 def _boosts(ranked: list, info, options: RetrieveOptions) -> list:
     """Declarations of a looked-up name, file and folder names the query says, and files
     named after a code name the question says."""
-    if options.decl_weight and info.names:
+    if options.decl_weight and info.names and (options.decl_levers == "all" or info.intent != "behaviour"):
         def tier(p: Piece) -> float:
             last = p.symbol.rsplit(".", 1)[-1] if p.symbol else ""
             if last not in info.names:
