@@ -65,9 +65,11 @@ def run_sets(variants: list[str], sets=SETS, cache: Path = CACHE, repos=()) -> d
     return out
 
 
-def scores(results: dict, name: str) -> dict:
+def scores(results: dict, name: str, ranks: bool = False) -> dict:
     """One variant's headline on each set: stdlib MRR; repos-dev commit MRR@10 per repo and
-    pooled; semble NDCG@10 per repo, per category and the mean of repo means."""
+    pooled (and R@5, whole@5 per repo); semble NDCG@10 per repo, per category and the mean of
+    repo means. ``ranks``: also each commit query's rank and whole rank (for ``--dump``; the
+    full report has them in ``eval-repos.json``)."""
     out: dict = {}
     if "stdlib" in results:
         vr = next(r for r in results["stdlib"].results if r.name == name)
@@ -84,8 +86,9 @@ def scores(results: dict, name: str) -> dict:
         pooled = next(r for r in suite.pooled.results if r.name == name)
         g = group(pooled.outcomes, "commit", (1, 5, 10))
         out["repos"] = {"per_repo": per, "mrr@10": g["mrr@10"], "recall@5": g["recall@5"], "whole@5": g["whole@5"],
-                        "per_repo_all": per_all,
-                        "ranks": {o.id: [o.rank, o.whole_rank] for o in pooled.outcomes if o.kind == "commit"}}
+                        "per_repo_all": per_all}
+        if ranks:
+            out["repos"]["ranks"] = {o.id: [o.rank, o.whole_rank] for o in pooled.outcomes if o.kind == "commit"}
     if "semble" in results:
         suite = results["semble"]
         table = semble.variant_table(suite, [name])[name]
@@ -366,7 +369,7 @@ def main() -> None:
         print(quick_table(res, names, names[0]))
     print(f"({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
     if args.dump:
-        Path(args.dump).write_text(json.dumps({n: scores(res, n) for n in names}, indent=1))
+        Path(args.dump).write_text(json.dumps({n: scores(res, n, ranks=True) for n in names}, indent=1))
 
 
 if __name__ == "__main__":
