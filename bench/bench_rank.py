@@ -167,7 +167,7 @@ def _analyzer_cache(cache: Path, params: dict) -> str:
     return str(other)
 
 
-PREVIOUS = "+path0+nosing+pdec0+named0+fname0+decl0+sat1+coh0+legacy1+noforms+nochg+noproj+kbeh1"  # last round's default, every new lever off
+PREVIOUS = "+path0+nosing+pdec0+named0+fname0+decl0+sat1+coh0+legacy1+noforms+nochg+noproj+kbeh1+scope0"  # last round's default, every new lever off
 MAIN = [
     ("hybrid-ast", "the default: dense + BM25, fused, the ranking stack"),
     ("bm25-ast", "BM25 alone with the ranking stack (what a first index has before vectors)"),
@@ -196,6 +196,7 @@ KEPT = [
     ("+fileall", "coherence and saturation for every query (not only questions and lookups)"),
     ("+pathall", "the path match for every query"),
     ("+declall", "the declaration boost for every query (not only questions and lookups)"),
+    ("+scope0", "no path match on the place a behaviour names last (\"fix path completion in bash\")"),
     ("+norole", "no file-role prior"),
     ("+def0", "no definition evidence"),
     ("+nokind", "no chunk-kind prior"),
@@ -220,6 +221,7 @@ TRIED = [  # the levers measured and removed from the code are in rank-dropped.m
     ("+fname0.15", "file-name boost 0.15"), ("+fname0.3", "file-name boost 0.3"),
     ("+kbeh0.2", "a behaviour query's module, header and class chunks 0.2"),
     ("+kbeh0.6", "a behaviour query's module, header and class chunks 0.6"),
+    ("+scope0.3", "the place a behaviour names last, 0.3"), ("+scope1", "the place a behaviour names last, 1.0"),
 ]
 
 

@@ -500,3 +500,56 @@ def test_a_type_named_in_a_behaviour_is_not_its_answer(cache_hits):
         assert next(iter(got)) == ("method", "ResponseCache.on_revalidated")
         assert next(iter(every)) == header  # what the lever changes
         assert {k: v for k, v in got.items() if k != header} == {k: v for k, v in every.items() if k != header}
+
+
+@pytest.mark.parametrize("query,scope", [
+    ("Fix path completion in bash", "bash"), ("Emit value terminators on zsh", "zsh"),
+    ("require a non-empty name for blueprints", "blueprints"), ("Fix `git diff git <TAB>` for Bash", "bash"),
+    ("Add file location when SyntaxError happens in ESM.", "esm"), ("retry once in the client", "client"),
+    ("fix it for all", ""), ("make it work for them", ""), ("fix a typo in it", ""),
+    ("insert an item into a sorted list", ""), ("fix hang on revalidated cached responses", ""),  # one word closes it, not a phrase
+    ("how are routes registered in flask", ""),  # a question: the path match reads all its words
+    ("Session", ""),
+])
+def test_the_place_a_behaviour_names_last(query, scope):
+    from codeseam.query.analysis import analyze
+
+    assert analyze(query).scope == scope
+
+
+SHELLS = {
+    "shells/bash.py": '"""Bash completion script."""\n\n\ndef option_details(cmd):\n'
+                      '    """Options of one command for the bash script."""\n'
+                      '    return [f"--{o}" for o in cmd.options]\n',
+    "shells/zsh.py": '"""Zsh completion script."""\n\n\ndef path_completion(arg):\n'
+                     '    """Path completion: complete a file path for a path argument (path completion hint)."""\n'
+                     '    return "_files" if arg.path else ""\n',
+}
+
+
+def test_a_behaviour_in_a_named_place_finds_that_file(tmp_path):
+    """"fix path completion in bash": zsh's script says "path completion" more often, but the
+    change is said to happen in bash, and a file named so is where; a question keeps the path
+    match over all its words, and the project's own name is no place."""
+    from codeseam import api
+    from codeseam.query.retrieve import RetrieveOptions, retrieve
+    from codeseam.settings import load_settings
+    from codeseam.store import Filters
+
+    for rel, text in SHELLS.items():
+        (tmp_path / "proj" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "proj" / rel).write_text(text)
+    settings = load_settings({"embedding_backend": "fake", "data_dir": str(tmp_path / "data"), "freshness": "off"},
+                             env={})
+    with api.Index(settings, create=True) as ix:
+        ix.index(tmp_path / "proj", repo_id="bash")
+
+        def top(query: str, mode: str, **kw) -> str:
+            return retrieve(ix.store, ix.embedder, ix.settings, query, Filters(repos=("bash",)), 3, mode=mode,
+                            options=RetrieveOptions(**kw)).hits[0].path
+
+        for mode in ("bm25", "hybrid"):
+            assert top("fix path completion in bash", mode, project_words=False) == "shells/bash.py"
+            assert top("fix path completion in bash", mode, project_words=False, scope_weight=0.0) == "shells/zsh.py"
+            # searched alone, the repository "bash" is not a place in it
+            assert top("fix path completion in bash", mode) == "shells/zsh.py"

@@ -12,7 +12,7 @@ A variant name is ``<mode>-<chunker>[-enriched][+option...]``:
   ``+wk<W>`` (dense weight when the result is weak), and the ``RetrieveOptions`` numbers
   (``+depth<N>``, ``+def<W>``, ``+symb<W>``, ``+sat<X>``, ``+free<N>``, ``+coh<X>``,
   ``+path<X>``, ``+decl<X>``, ``+head<N>``, ``+legacy<X>``, ``+named<X>``, ``+pdec<X>``,
-  ``+fname<X>``, ``+kbeh<X>``);
+  ``+fname<X>``, ``+kbeh<X>``, ``+scope<X>``);
   switches, ``+frag``, ``+rawq``,
   ``+sym``/``+nosym``, ``+noise``/``+nonoise``, ``+role``/``+norole``, ``+kind``/``+nokind``,
   ``+expand``/``+noexpand``, ``+symhard``, ``+fetch``/``+nofetch``, ``+rare``/``+norare``,
@@ -64,7 +64,7 @@ _NUMBERS: dict[str, tuple[str, str, Any]] = {
     "decl": ("options", "decl_weight", float), "head": ("options", "expand_head", int),
     "legacy": ("options", "legacy", float), "named": ("options", "named_file", float),
     "pdec": ("options", "path_decay", float), "fname": ("options", "file_names", float),
-    "kbeh": ("options", "behaviour_kinds", float),
+    "kbeh": ("options", "behaviour_kinds", float), "scope": ("options", "scope_weight", float),
 }
 # +<switch>: RetrieveOptions field and value
 _SWITCHES: dict[str, tuple[str, Any]] = {

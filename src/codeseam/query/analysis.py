@@ -120,6 +120,8 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 # against whole file names, so a product name shaped like one ("Node.js") costs nothing.
 _FILE_NAME = re.compile(r"(?<![\w.-])(?:[\w.-]*/)?([A-Za-z0-9_][\w-]*\.[a-z][a-z0-9]{0,4})(?![\w.-])")
 PATH_STOP = NOISE_WORDS | frozenset({"not", "if", "has", "have", "which", "get", "set", "via", "using", "use"})
+_NOT_A_PLACE = frozenset({"all", "now", "good", "real", "them", "both", "each", "every", "some", "any", "more",
+                          "less", "free", "sure", "once", "later", "case", "cases", "example", "instance", "default"})
 
 
 @dataclass(frozen=True)
@@ -133,7 +135,9 @@ class QueryInfo:
     lower-cased content words (question words out), for matching file paths. ``intent``: the
     query's kind (``intent``), which decides the file-level levers and the path match.
     ``files``: file names the query says with their extension (``framework.dart``, ``cli.py``),
-    lower case: a file of exactly that name is the one meant.
+    lower case: a file of exactly that name is the one meant. ``scope``: for a behaviour, the
+    word its closing phrase names as where it happens ("fix path completion in bash": bash;
+    ``scope_word``), lower case, or "".
     """
 
     text: str
@@ -142,6 +146,7 @@ class QueryInfo:
     words: tuple[str, ...]
     intent: str
     files: tuple[str, ...] = ()
+    scope: str = ""
 
 
 def analyze(query: str) -> QueryInfo:
@@ -155,7 +160,22 @@ def analyze(query: str) -> QueryInfo:
     words = tuple(dict.fromkeys(w.lower() for w in _WORD.findall(q)
                                 if len(w) > 2 and w.lower() not in PATH_STOP))
     files = tuple(dict.fromkeys(m.lower() for m in _FILE_NAME.findall(q)))
-    return QueryInfo(q, symbol, names, words, intent(q), files)
+    kind = intent(q)
+    return QueryInfo(q, symbol, names, words, kind, files, scope_word(q) if kind == "behaviour" else "")
+
+
+# A change or a behaviour often closes by saying where it happens: "fix path completion in bash",
+# "emit value terminators on zsh", "require a non-empty name for blueprints" (a commit subject's
+# scope, said last in English where a conventional commit says it first).
+_SCOPE = re.compile(r"\b(?:in|on|for)\s+(?:the\s+)?`?([A-Za-z][\w.-]*?)`?[.!]?\s*$", re.I)
+
+
+def scope_word(query: str) -> str:
+    """The word after a closing "in" / "on" / "for" ("... in bash" -> bash), lower case; "" when
+    the query does not close with one or it says nothing about a place ("for it", "in all")."""
+    m = _SCOPE.search(query.strip())
+    word = m.group(1).lower() if m else ""
+    return word if len(word) > 2 and word not in PATH_STOP | _NOT_A_PLACE else ""
 
 
 # -- intent: a question about a part of the code, or a description of one behaviour -------------

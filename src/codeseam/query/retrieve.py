@@ -58,7 +58,8 @@ class RetrieveOptions:
     file or folder, earlier words weighing more: ``path_decay``; for the intents in
     ``path_levers``), ``named_file`` (a code name in a question that is a file's name:
     ``ManageHook`` -> ``ManageHook.hs``), ``file_names`` (a file the query names with its
-    extension, any intent: ``framework.dart``), ``legacy`` (older copies),
+    extension, any intent: ``framework.dart``), ``scope_weight`` (a behaviour's closing "in bash":
+    the path match on that word alone), ``legacy`` (older copies),
     ``coherence`` and ``saturation`` / ``saturation_free`` (file-level: for the intents in
     ``file_levers``). Pieces: ``merge`` joins adjacent retrieved pieces, ``expand`` turns a piece
     among the first k (or ``expand_head``, when more) into its whole definition.
@@ -93,6 +94,7 @@ class RetrieveOptions:
     file_levers: str = "topic+symbol"  # which intents get coherence and saturation: all, topic, or topic+symbol
     path_levers: str = "topic+symbol"  # which intents get the path match: all, or topic+symbol
     decl_levers: str = "topic+symbol"  # which intents get the declaration boost: all, or topic+symbol
+    scope_weight: float = 0.5  # a behaviour's closing "in bash" / "for blueprints": files named so gain scope_weight * top
     project_words: bool = True  # the searched repository's name out of the BM25 query and the path match
     forms: bool = True  # the BM25 query carries each word twice and its other forms once (analysis.with_forms)
     rare_exempt: bool = True  # when every word the index holds is rare, a non-source candidate holding one no source holds keeps its score
@@ -113,7 +115,8 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
     info = analyze(query)
     project = project_words(filters.repos or scope) if options.project_words else frozenset()
     if project:
-        info = dataclasses.replace(info, words=tuple(w for w in info.words if w not in project))
+        info = dataclasses.replace(info, words=tuple(w for w in info.words if w not in project),
+                                   scope="" if info.scope in project else info.scope)
     if options.strip_noise:
         text = strip_noise(query, (CHANGE_WORDS if options.strip_change and is_change(query) else frozenset()) | project)
     else:
@@ -261,6 +264,9 @@ def _boosts(ranked: list, info, options: RetrieveOptions) -> list:
     if options.path_weight and info.words and (options.path_levers == "all" or info.intent != "behaviour"):
         ranked = stack.boost_path_match(ranked, lambda p: p.path, info.words, weight=options.path_weight,
                                        decay=options.path_decay, singular=options.path_singular)
+    if options.scope_weight and info.scope:  # a behaviour's "... in bash": the path match on that word alone
+        ranked = stack.boost_path_match(ranked, lambda p: p.path, (info.scope,), weight=options.scope_weight,
+                                       singular=options.path_singular)
     if options.named_file and info.names and info.intent == "topic":
         keys = frozenset(stack.name_key(n) for n in info.names)
         ranked = stack.boost_named_files(ranked, lambda p: p.path, _role_weight, keys, weight=options.named_file)
