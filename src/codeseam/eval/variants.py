@@ -89,7 +89,7 @@ OPTION_HELP = ("options: " + ", ".join(f"+{k}<N>" for k in _NUMBERS) + ", "
 # What the plain baselines switch off: everything but fusion (the query as typed, no prior).
 PLAIN_OPTIONS = {"split_query": False, "role_prior": False, "forms": False, "strip_change": False,
                  "path_weight": 0.0, "named_file": 0.0, "decl_weight": 0.0, "saturation": 1.0, "coherence": 0.0, "legacy": 1.0,
-                 "project_words": False, "file_names": 0.0}
+                 "project_words": False, "file_names": 0.0, "scope_weight": 0.0}
 
 
 @dataclass(frozen=True)
