@@ -167,7 +167,7 @@ def _analyzer_cache(cache: Path, params: dict) -> str:
     return str(other)
 
 
-PREVIOUS = "+path0+nosing+pdec0+named0+fname0+decl0+sat1+coh0+legacy1+noforms+nochg+noproj+kbeh1+scope0"  # last round's default, every new lever off
+PREVIOUS = "+path0+nosing+pdec0+named0+fname0+decl0+sat1+coh0+legacy1+noforms+nochg+noproj+kbeh1+scope0+nopkg"  # last round's default, every new lever off
 MAIN = [
     ("hybrid-ast", "the default: dense + BM25, fused, the ranking stack"),
     ("bm25-ast", "BM25 alone with the ranking stack (what a first index has before vectors)"),
@@ -202,6 +202,7 @@ KEPT = [
     ("+nokind", "no chunk-kind prior"),
     ("+kbeh1", "a behaviour query's module, header and class chunks weigh like any other query's (not 0.4 of that)"),
     ("+nosym", "named definitions never moved first"),
+    ("+nopkg", "a qualified name names a definition through its file only (assert.Contains misses assert/assertions.go)"),
     ("+nonoise", "question words kept in the BM25 query"),
     ("+noexpand", "a piece of a split definition returned as the piece"),
     ("+frag", "adjacent retrieved pieces not merged"),

@@ -148,6 +148,18 @@ def test_names_definition_matches_the_end_of_the_qualified_name():
     assert not names_definition("a.py", "<module>", [("module",)])
 
 
+def test_a_qualified_name_also_names_a_definition_through_its_folder():
+    """Where the package is the folder (Go): ``assert.Contains`` is ``Contains`` in any file
+    of ``assert/``; a bare name or a folder alone still names nothing new."""
+    assert names_definition("assert/assertions.go", "Contains", [("assert", "contains")])
+    assert not names_definition("assert/assertions.go", "Contains", [("assert", "contains")], packages=False)
+    assert names_definition("pkg/assert/assertions.go", "Contains", [("pkg", "assert", "contains")])
+    assert not names_definition("assert/assertions.go", "Contains", [("mock", "contains")])
+    assert not names_definition("assert/assertions.go", "Contains", [("assert",)])
+    assert not names_definition("assert/assertions.go", "ObjectsAreEqual", [("assert", "contains")])
+    assert names_definition("mock/mock.go", "MatchedBy", [("mock", "matchedby")], packages=False)  # file and folder alike
+
+
 def test_strip_noise():
     assert strip_noise("where is parsedate_to_datetime implemented") == "parsedate_to_datetime"
     assert strip_noise("how does it work") == "how does it work"  # nothing left: unchanged

@@ -18,7 +18,8 @@ A variant name is ``<mode>-<chunker>[-enriched][+option...]``:
   ``+expand``/``+noexpand``, ``+symhard``, ``+fetch``/``+nofetch``, ``+rare``/``+norare``,
   ``+forms``/``+noforms``, ``+chg``/``+nochg``, ``+topsym``/``+fileall`` (which intents get
   coherence and saturation), ``+pathtop``/``+pathall`` (which get the path match),
-  ``+decltop``/``+declall`` (which get the declaration boost),
+  ``+decltop``/``+declall`` (which get the declaration boost), ``+pkg``/``+nopkg`` (a qualified
+  name also through its folder),
   ``+sing``/``+nosing`` (plural path words also singular), ``+proj``/``+noproj`` (the searched
   repository's name out of the BM25 query and the path match).
 
@@ -78,6 +79,7 @@ _SWITCHES: dict[str, tuple[str, Any]] = {
     "topsym": ("file_levers", "topic+symbol"), "fileall": ("file_levers", "all"),
     "pathtop": ("path_levers", "topic+symbol"), "pathall": ("path_levers", "all"),
     "decltop": ("decl_levers", "topic+symbol"), "declall": ("decl_levers", "all"),
+    "pkg": ("package_names", True), "nopkg": ("package_names", False),
     "proj": ("project_words", True), "noproj": ("project_words", False),
     "sing": ("path_singular", True), "nosing": ("path_singular", False),
 }
@@ -89,7 +91,8 @@ OPTION_HELP = ("options: " + ", ".join(f"+{k}<N>" for k in _NUMBERS) + ", "
 # What the plain baselines switch off: everything but fusion (the query as typed, no prior).
 PLAIN_OPTIONS = {"split_query": False, "role_prior": False, "forms": False, "strip_change": False,
                  "path_weight": 0.0, "named_file": 0.0, "decl_weight": 0.0, "saturation": 1.0, "coherence": 0.0, "legacy": 1.0,
-                 "project_words": False, "file_names": 0.0, "scope_weight": 0.0}
+                 "project_words": False, "file_names": 0.0, "scope_weight": 0.0,
+                 "package_names": False}
 
 
 @dataclass(frozen=True)

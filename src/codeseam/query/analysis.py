@@ -66,15 +66,23 @@ def query_names(query: str) -> list[tuple[str, ...]]:
                               for w in words if short or identifier_shaped(w)))
 
 
-def names_definition(path: str, symbol: str, names: Sequence[tuple[str, ...]]) -> bool:
+def names_definition(path: str, symbol: str, names: Sequence[tuple[str, ...]], packages: bool = True) -> bool:
     """Does one of ``names`` name the definition ``symbol`` of ``path``? A name matches
     the end of the module-qualified symbol (``urllib/parse.py`` + ``urljoin`` is matched by
-    ``urljoin``, ``parse.urljoin`` and ``urllib.parse.urljoin``)."""
+    ``urljoin``, ``parse.urljoin`` and ``urllib.parse.urljoin``), or with ``packages`` a
+    qualified name the end of the folder-qualified one: where the package is the folder, as in
+    Go, ``assert.Contains`` names ``Contains`` of ``assert/assertions.go``."""
     if not symbol or symbol.startswith("<") or not names:
         return False
     module = path.rsplit(".", 1)[0].replace("/", ".").split(".") if path else []
-    full = tuple(p.lower() for p in [*module, *symbol.split(".")])
-    return any(0 < len(n) <= len(full) and full[-len(n):] == n for n in names)
+    own = [p.lower() for p in symbol.split(".")]
+    full = tuple(p.lower() for p in module) + tuple(own)
+    if any(0 < len(n) <= len(full) and full[-len(n):] == n for n in names):
+        return True
+    if not packages:
+        return False
+    folders = tuple(p.lower() for p in path.split("/")[:-1]) + tuple(own)
+    return any(1 < len(n) <= len(folders) and folders[-len(n):] == n for n in names)
 
 
 def strip_noise(query: str, extra: Iterable[str] = ()) -> str:

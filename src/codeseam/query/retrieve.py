@@ -48,7 +48,8 @@ class RetrieveOptions:
     ``analysis.is_change``), ``forms`` adds each word's other forms (``analysis.with_forms``).
     Fusion: ``weak_dense_weight`` is the dense weight when the result is weak. Priors after
     fusion: ``def_weight`` (pieces of one definition ranked together), ``symbols_first`` /
-    ``symbol_bonus`` (definitions the query names: first in a lookup, a bonus elsewhere),
+    ``symbol_bonus`` (definitions the query names: first in a lookup, a bonus elsewhere;
+    ``package_names``: ``assert.Contains`` also names ``Contains`` in ``assert/``),
     ``kind_prior`` (``behaviour_kinds``: for a description of one behaviour, chunks that are
     not one routine weigh this much of their kind weight), ``role_prior`` (``rare_exempt``: when every query word the index holds is
     rare, or held by one file's candidates only, a non-source candidate holding one that no
@@ -70,6 +71,7 @@ class RetrieveOptions:
     merge: bool = True
     symbols_first: bool = True
     symbol_bonus: float | None = 1.0
+    package_names: bool = True  # a qualified name also names a definition through its folder (Go's assert.Contains)
     expand: bool = True
     strip_noise: bool = True
     strip_change: bool = True  # rank.CHANGE_WORDS out of a change description's BM25 query (analysis.is_change)
@@ -164,7 +166,8 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
     spread = _spreads(info, options)
     ranked = _stack(ranked, info, options, spread)
     if hard:
-        ranked = sorted(ranked, key=lambda ps: not names_definition(ps[0].path, ps[0].symbol, names))
+        ranked = sorted(ranked, key=lambda ps: not names_definition(ps[0].path, ps[0].symbol, names,
+                                                                    options.package_names))
     if options.merge:
         ranked = merge_pieces(ranked)
     kept = dedupe(ranked, _span)
@@ -315,7 +318,8 @@ def _priors(ranked: list, query: str, mode: str, settings, options: RetrieveOpti
             ranked = rank.apply_group_evidence(ranked, _def_key, weight=options.def_weight, unit=unit,
                                                rrf_k=settings.rrf_k)
         if bonus:
-            ranked = sorted(((p, s + bonus * unit * names_definition(p.path, p.symbol, names)) for p, s in ranked),
+            ranked = sorted(((p, s + bonus * unit * names_definition(p.path, p.symbol, names, options.package_names))
+                             for p, s in ranked),
                             key=lambda ps: -ps[1])
     if options.kind_prior:
         ranked = rank.apply_kind_prior(ranked, lambda p: p.kind, rank.kind_weights(intent, options.behaviour_kinds))
