@@ -12,7 +12,7 @@ from hypothesis import given, strategies as st
 
 from codeseam import api
 from codeseam.query import evidence
-from codeseam.eval.calibrate import calibrate_abstain, calibrate_budget, calibrate_unseen, rates
+from codeseam.eval.calibrate import between, calibrate_abstain, calibrate_budget, calibrate_unseen, rates
 from codeseam.settings import load_settings
 from tests.support.fixtures import RETRY_PY
 
@@ -74,7 +74,7 @@ def test_budget_threshold_is_the_best_within_budget(pos, neg, budget):
     a, f = rates(pos, neg, c.threshold)
     assert (a, f) == (c.abstain, c.false_weak)
     values = sorted(set(pos) | set(neg))
-    feasible = [rates(pos, neg, (lo + hi) / 2) for lo, hi in pairwise(values)]
+    feasible = [rates(pos, neg, between(lo, hi)) for lo, hi in pairwise(values)]
     feasible = [x for x in feasible if x[1] <= budget]
     if feasible:
         assert f <= budget and a == max(x[0] for x in feasible)
@@ -88,7 +88,7 @@ def test_abstain_threshold_is_the_lowest_that_reaches_the_share(pos, neg, share)
     c = calibrate_abstain(pos, neg, share)
     assert rates(pos, neg, c.threshold) == (c.abstain, c.false_weak)
     values = sorted(set(pos) | set(neg))
-    gaps = [(lo + hi) / 2 for lo, hi in pairwise(values)]
+    gaps = [between(lo, hi) for lo, hi in pairwise(values)]
     reaching = [t for t in gaps if rates(pos, neg, t)[0] >= share]
     if reaching:
         assert c.abstain >= share and c.threshold == min(reaching)
@@ -104,6 +104,16 @@ def test_unseen_threshold_flags_the_fewest_negatives_that_promise_the_share(pos,
     assert k / (n + 1) >= target or k == n
     assert (k - 1) / (n + 1) < target
     assert c == calibrate_abstain(pos, neg, k / n)
+
+
+def test_adjacent_scores_still_have_a_threshold_between_them():
+    """Two negatives one float apart: the middle of their gap rounds down to the lower one, so
+    it would flag neither; ``between`` gives the upper one, which flags the lower alone (found
+    by hypothesis in CI: target 0.25 of 2 negatives flagged both)."""
+    lo, hi = -1.0, -0.9999999999999999
+    assert (lo + hi) / 2 == lo and between(lo, hi) == hi
+    assert calibrate_unseen([0.0], [lo, hi], 0.25).abstain == 0.5
+    assert between(0.0, 1.0) == 0.5
 
 
 def test_unseen_threshold_keeps_its_promise_on_new_negatives():

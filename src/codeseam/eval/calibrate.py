@@ -33,6 +33,14 @@ class Calibration:
     n_neg: int
 
 
+def between(lo: float, hi: float) -> float:
+    """The threshold for the gap between two neighbouring scores: its middle, which flags ``lo``
+    and not ``hi`` (weak is ``score < t``); ``hi`` itself where the two are adjacent floats and
+    the middle rounds down to ``lo`` (``-1.0`` and ``-0.9999999999999999``)."""
+    t = (lo + hi) / 2
+    return t if t > lo else hi
+
+
 def rates(pos: Sequence[float], neg: Sequence[float], t: float) -> tuple[float, float]:
     """(abstain on negatives, false-weak on positives) at threshold ``t``."""
     abstain = sum(1 for s in neg if s < t) / len(neg) if neg else 0.0
@@ -47,7 +55,7 @@ def calibrate(pos: Sequence[float], neg: Sequence[float]) -> Calibration:
     values = sorted(set(pos) | set(neg))
     best: tuple[float, float, float, float] | None = None  # (ba, width, lo, hi)
     for lo, hi in pairwise(values):
-        t = (lo + hi) / 2
+        t = between(lo, hi)
         a, f = rates(pos, neg, t)
         key = ((a + 1 - f) / 2, hi - lo, lo, hi)
         if best is None or key[:2] > best[:2]:
@@ -56,7 +64,7 @@ def calibrate(pos: Sequence[float], neg: Sequence[float]) -> Calibration:
         v = values[0]
         best = (0.5, 0.0, v, v)
     ba, _, lo, hi = best
-    t = (lo + hi) / 2
+    t = between(lo, hi)
     a, f = rates(pos, neg, t)
     return Calibration(threshold=t, abstain=a, false_weak=f, balanced_accuracy=ba, gap=(lo, hi),
                        n_pos=len(pos), n_neg=len(neg))
@@ -81,14 +89,14 @@ def calibrate_budget(pos: Sequence[float], neg: Sequence[float], max_false_weak:
     values = sorted(set(pos) | set(neg))
     best: tuple[float, float, float, float] | None = None  # (abstain, width, lo, hi)
     for lo, hi in pairwise(values):
-        a, f = rates(pos, neg, (lo + hi) / 2)
+        a, f = rates(pos, neg, between(lo, hi))
         if f <= max_false_weak and (best is None or (a, hi - lo) > best[:2]):
             best = (a, hi - lo, lo, hi)
     if best is None:
         v = values[0]
         best = (0.0, 0.0, v, v)
     _, _, lo, hi = best
-    t = (lo + hi) / 2
+    t = between(lo, hi)
     a, f = rates(pos, neg, t)
     return Calibration(threshold=t, abstain=a, false_weak=f, balanced_accuracy=(a + 1 - f) / 2, gap=(lo, hi),
                        n_pos=len(pos), n_neg=len(neg))
@@ -102,9 +110,9 @@ def calibrate_abstain(pos: Sequence[float], neg: Sequence[float], min_abstain: f
         raise ValueError("calibration needs positive and negative scores")
     values = sorted(set(pos) | set(neg))
     for lo, hi in pairwise(values):
-        a, _ = rates(pos, neg, (lo + hi) / 2)
+        a, _ = rates(pos, neg, between(lo, hi))
         if a >= min_abstain:
-            t = (lo + hi) / 2
+            t = between(lo, hi)
             a, f = rates(pos, neg, t)
             return Calibration(threshold=t, abstain=a, false_weak=f, balanced_accuracy=(a + 1 - f) / 2,
                                gap=(lo, hi), n_pos=len(pos), n_neg=len(neg))
