@@ -3,6 +3,8 @@ references and the cases that motivated them; query analysis (codeseam.query.ana
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from hypothesis import given, strategies as st
 
@@ -12,6 +14,31 @@ from codeseam.query.analysis import analyze
 _files = st.sampled_from(["a.py", "b.py", "c.py", "d.py"])
 _ranked = st.lists(st.tuples(_files, st.floats(0.001, 1.0)), min_size=0, max_size=25).map(
     lambda xs: [((f, i), s) for i, (f, s) in enumerate(xs)])
+
+
+@contextlib.contextmanager
+def _real_index(base, files: dict, repo_id: str = "proj", **settings):
+    """A real index (fake embedder, freshness off, ``settings`` on top) of ``files`` written
+    under ``base / "proj"``, indexed as ``repo_id``."""
+    from codeseam import api
+    from codeseam.settings import load_settings
+
+    for rel, text in files.items():
+        (base / "proj" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (base / "proj" / rel).write_text(text)
+    s = load_settings({"embedding_backend": "fake", "data_dir": str(base / "data"), "freshness": "off", **settings},
+                      env={})
+    with api.Index(s, create=True) as ix:
+        ix.index(base / "proj", repo_id=repo_id)
+        yield ix
+
+
+def _search(ix, query: str, repo_id: str, k: int, mode: str, **options):
+    from codeseam.query.retrieve import RetrieveOptions, retrieve
+    from codeseam.store import Filters
+
+    return retrieve(ix.store, ix.embedder, ix.settings, query, Filters(repos=(repo_id,)), k, mode=mode,
+                    options=RetrieveOptions(**options))
 
 
 def _reference_saturate(ranked, decay, free):
@@ -358,18 +385,10 @@ NAMED_FILES = {
 @pytest.fixture
 def named_top(tmp_path):
     """``top(query, options)``: the first BM25 hit's path on a real index of ``NAMED_FILES``."""
-    from codeseam import api
     from codeseam.query.retrieve import retrieve
-    from codeseam.settings import load_settings
     from codeseam.store import Filters
 
-    for rel, text in NAMED_FILES.items():
-        (tmp_path / "proj" / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / "proj" / rel).write_text(text)
-    settings = load_settings({"embedding_backend": "fake", "data_dir": str(tmp_path / "data"), "freshness": "off"},
-                             env={})
-    with api.Index(settings, create=True) as ix:
-        ix.index(tmp_path / "proj", repo_id="proj")
+    with _real_index(tmp_path, NAMED_FILES) as ix:
 
         def top(query: str, **kw) -> str:
             return retrieve(ix.store, ix.embedder, ix.settings, query, Filters(repos=("proj",)), 3, mode="bm25",
@@ -443,23 +462,10 @@ class ResponseCache:
 def cache_hits(tmp_path_factory):
     """``hits(query, mode, **options)``: ``{(kind, symbol): score}`` of the first 8 hits on a real
     index of ``CACHE_PY`` cut small (its class header piece apart from each method)."""
-    from codeseam import api
-    from codeseam.query.retrieve import RetrieveOptions, retrieve
-    from codeseam.settings import load_settings
-    from codeseam.store import Filters
-
-    base = tmp_path_factory.mktemp("cache")
-    (base / "proj" / "lib").mkdir(parents=True)
-    (base / "proj" / "lib" / "cache.py").write_text(CACHE_PY)
-    settings = load_settings({"embedding_backend": "fake", "data_dir": str(base / "data"), "freshness": "off",
-                              "chunk_max_bytes": 700}, env={})
-    with api.Index(settings, create=True) as ix:
-        ix.index(base / "proj", repo_id="proj")
+    with _real_index(tmp_path_factory.mktemp("cache"), {"lib/cache.py": CACHE_PY}, chunk_max_bytes=700) as ix:
 
         def hits(query: str, mode: str, **kw) -> dict:
-            res = retrieve(ix.store, ix.embedder, ix.settings, query, Filters(repos=("proj",)), 8, mode=mode,
-                           options=RetrieveOptions(**kw))
-            return {(h.kind, h.symbol): h.score for h in res.hits}
+            return {(h.kind, h.symbol): h.score for h in _search(ix, query, "proj", 8, mode, **kw).hits}
 
         hits.store = ix.store
         yield hits
@@ -531,22 +537,10 @@ def test_a_behaviour_in_a_named_place_finds_that_file(tmp_path):
     """"fix path completion in bash": zsh's script says "path completion" more often, but the
     change is said to happen in bash, and a file named so is where; a question keeps the path
     match over all its words, and the project's own name is no place."""
-    from codeseam import api
-    from codeseam.query.retrieve import RetrieveOptions, retrieve
-    from codeseam.settings import load_settings
-    from codeseam.store import Filters
-
-    for rel, text in SHELLS.items():
-        (tmp_path / "proj" / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / "proj" / rel).write_text(text)
-    settings = load_settings({"embedding_backend": "fake", "data_dir": str(tmp_path / "data"), "freshness": "off"},
-                             env={})
-    with api.Index(settings, create=True) as ix:
-        ix.index(tmp_path / "proj", repo_id="bash")
+    with _real_index(tmp_path, SHELLS, repo_id="bash") as ix:
 
         def top(query: str, mode: str, **kw) -> str:
-            return retrieve(ix.store, ix.embedder, ix.settings, query, Filters(repos=("bash",)), 3, mode=mode,
-                            options=RetrieveOptions(**kw)).hits[0].path
+            return _search(ix, query, "bash", 3, mode, **kw).hits[0].path
 
         for mode in ("bm25", "hybrid"):
             assert top("fix path completion in bash", mode, project_words=False) == "shells/bash.py"

@@ -74,15 +74,12 @@ def names_definition(path: str, symbol: str, names: Sequence[tuple[str, ...]], p
     Go, ``assert.Contains`` names ``Contains`` of ``assert/assertions.go``."""
     if not symbol or symbol.startswith("<") or not names:
         return False
-    module = path.rsplit(".", 1)[0].replace("/", ".").split(".") if path else []
-    own = [p.lower() for p in symbol.split(".")]
-    full = tuple(p.lower() for p in module) + tuple(own)
-    if any(0 < len(n) <= len(full) and full[-len(n):] == n for n in names):
-        return True
-    if not packages:
-        return False
-    folders = tuple(p.lower() for p in path.split("/")[:-1]) + tuple(own)
-    return any(1 < len(n) <= len(folders) and folders[-len(n):] == n for n in names)
+    own = tuple(symbol.lower().split("."))
+    module = tuple(path.lower().rsplit(".", 1)[0].replace("/", ".").split(".")) if path else ()
+    folders = tuple(path.lower().split("/")[:-1])
+    quals = [(module, 1)] + ([(folders, 2)] if packages else [])  # a folder qualifies a qualified name only
+    return any(least <= len(n) <= len(q) + len(own) and (q + own)[-len(n):] == n
+               for q, least in quals for n in names)
 
 
 def strip_noise(query: str, extra: Iterable[str] = ()) -> str:
@@ -128,7 +125,7 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 # against whole file names, so a product name shaped like one ("Node.js") costs nothing.
 _FILE_NAME = re.compile(r"(?<![\w.-])(?:[\w.-]*/)?([A-Za-z0-9_][\w-]*\.[a-z][a-z0-9]{0,4})(?![\w.-])")
 PATH_STOP = NOISE_WORDS | frozenset({"not", "if", "has", "have", "which", "get", "set", "via", "using", "use"})
-_NOT_A_PLACE = frozenset({"all", "now", "good", "real", "them", "both", "each", "every", "some", "any", "more",
+_NOT_A_PLACE = PATH_STOP | frozenset({"all", "now", "good", "real", "them", "both", "each", "every", "some", "any", "more",
                           "less", "free", "sure", "once", "later", "case", "cases", "example", "instance", "default"})
 
 
@@ -183,7 +180,7 @@ def scope_word(query: str) -> str:
     the query does not close with one or it says nothing about a place ("for it", "in all")."""
     m = _SCOPE.search(query.strip())
     word = m.group(1).lower() if m else ""
-    return word if len(word) > 2 and word not in PATH_STOP | _NOT_A_PLACE else ""
+    return word if len(word) > 2 and word not in _NOT_A_PLACE else ""
 
 
 # -- intent: a question about a part of the code, or a description of one behaviour -------------
