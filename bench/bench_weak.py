@@ -12,7 +12,7 @@ does, through ``codeseam.eval`` over the default variant (``hybrid-ast``):
    (``bench/data/negatives-tr-de.jsonl``: the 25 repos-dev negatives in Turkish and German,
    translated by the team for this check, over the same repositories), and keeps each query's
    evidence parts: the best dense similarity above the repository's floor (``closeness``) and
-   the rarest-word term, and its language (``query.analysis.language``);
+   the rarest-word term, and its language (``query.intent.language``);
 2. calibrates the threshold per language group: English as the lowest threshold expected to flag
    at least ``ABSTAIN_GOAL`` of *new* English negatives (``calibrate_unseen``: k of the n
    negatives, the least k with k / (n + 1) >= the goal; so the fewest positives are flagged for it);
@@ -39,7 +39,7 @@ import bench_rank as br  # noqa: E402
 from codeseam.eval.calibrate import calibrate_budget, calibrate_unseen  # noqa: E402
 from codeseam.eval.report import _table, fmt  # noqa: E402
 from codeseam.eval.runner import run_eval  # noqa: E402
-from codeseam.query.analysis import language  # noqa: E402
+from codeseam.query.intent import language  # noqa: E402
 from codeseam.settings import load_settings  # noqa: E402
 
 TRANSLATED = ROOT / "bench" / "data" / "negatives-tr-de.jsonl"

@@ -1,11 +1,11 @@
-"""The query's language and kind (query.analysis.language, intent): py3langid's model over the
+"""The query's language and kind (query.intent.language, intent): py3langid's model over the
 query's prose words, English unless another language is far likelier (ENGLISH_FLOOR)."""
 
 from __future__ import annotations
 
 import pytest
 
-from codeseam.query.analysis import ENGLISH_FLOOR, LANGUAGES, _identifier, intent, is_change, language, prose_words
+from codeseam.query.intent import ENGLISH_FLOOR, LANGUAGES, _identifier, intent, is_change, language, prose_words
 
 # English queries the model alone reads as another language (the dev sets' nine)
 MISREAD_ENGLISH = [

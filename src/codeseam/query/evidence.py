@@ -161,7 +161,7 @@ def is_weak(score: float | None, threshold: float) -> bool:
 
 
 # Calibrated thresholds on the evidence score, per embedder id and query language group
-# (``en``, or ``other``: ``analysis.language``), and the coverage and agreement weights the score
+# (``en``, or ``other``: ``intent.language``), and the coverage and agreement weights the score
 # was calibrated with (``coverage``, ``agreement``; absent: 0), measured on all three dev sets by
 # bench/bench_weak.py (bench/results/weak.md):
 #
@@ -173,7 +173,7 @@ def is_weak(score: float | None, threshold: float) -> bool:
 # way after BM25's k1 moved to 1.6 (the term reads the first results): 0.4397 -> 0.4377, the
 # same negatives flagged (0.806), false-weak 0.048; and after the path match's word decay, the
 # plural rule and the named-file lever (79d1233): 0.4377 -> 0.4397, negatives 0.806, false-weak 0.049;
-# after the English floor of ``analysis.language`` (0cef1bf: nine English queries the model alone
+# after the English floor of ``intent.language`` (0cef1bf: nine English queries the model alone
 # read as another language are English now, one of them a negative): 0.4397 again, 37 English
 # negatives, 0.811 flagged, false-weak 0.049 on 717 English positives.
 # Agreement weight 0.05 (``agreement``: do the dense and BM25 candidates put the same files

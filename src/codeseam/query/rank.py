@@ -136,7 +136,7 @@ NOT_A_ROUTINE = ("module", "header", "class")
 
 
 def kind_weights(intent: str, behaviour: float = BEHAVIOUR_KIND_WEIGHT) -> dict[str, float]:
-    """``KIND_WEIGHTS`` for a query of this ``intent`` (``analysis.intent``): for a behaviour,
+    """``KIND_WEIGHTS`` for a query of this ``intent`` (``intent.intent``): for a behaviour,
     every kind in ``NOT_A_ROUTINE`` ``behaviour`` times its weight."""
     if intent != "behaviour" or behaviour == 1.0:
         return KIND_WEIGHTS

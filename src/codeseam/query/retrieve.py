@@ -21,10 +21,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from . import rank, stack
-from .analysis import (NOISE_WORDS, analyze, bm25_query, is_change, is_lookup, language, names_definition,
-                       project_words, query_names, strip_noise)
+from .analysis import (NOISE_WORDS, analyze, bm25_query, is_lookup, names_definition, project_words, query_names,
+                       strip_noise)
 from .evidence import COVERAGE_TOP, agreement, covered_score, far_threshold, is_weak, weak_threshold
 from .fusion import dedupe, rrf, weighted
+from .intent import is_change, language
 from .pieces import SPLIT_KINDS, Piece, as_piece, expand_pieces, merge_pieces
 from .rank import CHANGE_WORDS, RARE_WORD
 
@@ -45,7 +46,7 @@ class RetrieveOptions:
     Candidates: ``depth`` per signal (None: ``DEPTH``, at least k: never k-dependent below k).
     BM25 query: ``split_query`` adds identifier splits, ``strip_noise`` drops question words,
     ``strip_change`` drops the change words of a change description (``rank.CHANGE_WORDS``,
-    ``analysis.is_change``), ``forms`` adds each word's other forms (``analysis.with_forms``).
+    ``intent.is_change``), ``forms`` adds each word's other forms (``analysis.with_forms``).
     Fusion: ``weak_dense_weight`` is the dense weight when the result is weak. Priors after
     fusion: ``def_weight`` (pieces of one definition ranked together), ``symbols_first`` /
     ``symbol_bonus`` (definitions the query names: first in a lookup, a bonus elsewhere;
@@ -74,7 +75,7 @@ class RetrieveOptions:
     package_names: bool = True  # a qualified name also names a definition through its folder (Go's assert.Contains)
     expand: bool = True
     strip_noise: bool = True
-    strip_change: bool = True  # rank.CHANGE_WORDS out of a change description's BM25 query (analysis.is_change)
+    strip_change: bool = True  # rank.CHANGE_WORDS out of a change description's BM25 query (intent.is_change)
     weak_dense_weight: float | None = WEAK_DENSE_WEIGHT
     role_prior: bool = True
     def_weight: float = 0.5
