@@ -28,6 +28,14 @@ CASES = [
     ("src/MessagePack.Tests/Resolvers/Person.cs", "test"), ("Src/Newtonsoft.Json.UnitTests/TestObjects/Movie.cs", "test"),
     ("tests/Foo.IntegrationTests/Helpers.cs", "test"), ("src/Bar.Specs/Steps.cs", "test"),
     ("src/MessagePack/Formatters/Contest.cs", "source"), ("src/Latest.Api/Client.cs", "source"),
+    # Gradle/Maven source sets: src/test and camelCase src/fooTest hold tests; src/main never does,
+    # whatever a file's name (JUnit's own API, a testing library's helpers); a package whose name
+    # ends in "test" is not a source set (pytest's src/_pytest/)
+    ("src/commonTest/kotlin/FlowTest.kt", "test"), ("core/src/jvmTest/kotlin/Helpers.kt", "test"),
+    ("src/integrationTest/java/Db.java", "test"), ("src/testFixtures/java/Data.java", "test"),
+    ("junit-jupiter-api/src/main/java/org/junit/jupiter/api/TestFactory.java", "source"),
+    ("src/main/java/org/assertj/core/api/TestAssertions.java", "source"), ("src/main/kotlin/FooTest.kt", "source"),
+    ("src/_pytest/python.py", "source"), ("src/_pytest/fixtures.py", "source"), ("src/latest/news.py", "source"),
     # tests: folders and names, per language
     ("tests/test_app.py", "test"), ("test_utils.py", "test"), ("pkg/util_test.go", "test"),
     ("src/parse/tests.rs", "test"), ("tests/builder/help.rs", "test"), ("conftest.py", "test"),

@@ -54,6 +54,7 @@ is often source).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from itertools import pairwise
 from pathlib import PurePosixPath
 
@@ -69,7 +70,10 @@ __all__ = ["ROLES", "ROLES_VERSION", "SOURCE", "file_role", "HEAD_CHARS"]
 #    convention: abseil's absl/strings/internal/, protobuf's src/google/protobuf/); a .NET test
 #    project's folder (``Foo.Tests/``, ``Foo.UnitTests/``) holds tests; a Bats file (``*.bats``)
 #    is a test, not a fixture of its test/ folder.
-ROLES_VERSION = 4
+# 5: a Gradle/Maven test source set is ``src/test`` or a camelCase ``src/fooTest``, not any folder
+#    after src/ ending in "test" (pytest's ``src/_pytest/`` is its code); under ``src/main/`` a
+#    file name never makes a test (``TestFactory.java`` in JUnit's API).
+ROLES_VERSION = 5
 SOURCE = "source"
 
 _GENERATED_DIRS = frozenset({"vendor", "vendored", "third_party", "thirdparty", "third-party",
@@ -188,11 +192,12 @@ def file_role(path: str, head: str = "") -> str:
         return "generated"
     if dirset & _FIXTURE_DIRS or suffix == ".snap":
         return "fixture"
-    in_test_dir = bool(dirset & _TEST_DIRS) or _maven_test(dirs) or any(_TEST_PROJECT.search(d) for d in dirs)
+    in_test_dir = bool(dirset & _TEST_DIRS) or _maven_test(parts[:-1]) or any(_TEST_PROJECT.search(d) for d in dirs)
     if in_test_dir and not code and suffix not in (".md", ".rst") and lname not in _BUILD_NAMES:
         return "fixture"  # data beside the tests: expected outputs, inputs
     if in_test_dir or (code and _C_TEST_SUFFIX.match(name)) or (code and _TEST_NAME.search(name) and not (
-            suffix in _SEPARATE_TEST_EXT and dirset & _LIBRARY_DIRS and not lname.endswith(("_spec.rb", "_spec.lua")))):
+            suffix in _SEPARATE_TEST_EXT and dirset & _LIBRARY_DIRS and not lname.endswith(("_spec.rb", "_spec.lua")))
+            and not _maven_main(dirs)):
         return "test"
     if dirset & _BENCH_DIRS or (code and _BENCH_NAME.search(name)):
         return "benchmark"
@@ -215,9 +220,23 @@ def file_role(path: str, head: str = "") -> str:
     return SOURCE
 
 
-def _maven_test(dirs: list[str]) -> bool:
-    """``src/test/...``, ``src/androidTest/...``, ``src/integrationTest/...`` (Gradle/Maven)."""
-    return any(a == "src" and (b.endswith("test") or b.endswith("tests")) for a, b in pairwise(dirs))
+# A Gradle/Maven test source set: ``src/test``, ``src/androidTest``, ``src/integrationTest``,
+# ``src/commonTest`` (Kotlin Multiplatform), ``src/testFixtures``: "test" or a camelCase name ending
+# in Test(s); not a package that happens to end in "test" (pytest's ``src/_pytest/``, ``src/latest/``).
+_SOURCE_SET_TEST = re.compile(r"^(?:tests?|[a-z][A-Za-z0-9]*Tests?|testFixtures)$")
+
+
+def _maven_test(folders: Sequence[str]) -> bool:
+    """``src/test/...``, ``src/androidTest/...``, ``src/integrationTest/...`` (Gradle/Maven;
+    ``folders`` as written: the case tells a source set from a package name)."""
+    return any(a.lower() == "src" and _SOURCE_SET_TEST.match(b) for a, b in pairwise(folders))
+
+
+def _maven_main(dirs: list[str]) -> bool:
+    """``src/main/...``: a Gradle/Maven main source set, where no file is a test whatever its
+    name (tests live in ``src/test``; ``TestUtils.java`` or ``TestFactory.java`` there is
+    the library's own code: JUnit's, a testing library's)."""
+    return any(a == "src" and b == "main" for a, b in pairwise(dirs))
 
 
 def _under_source_tree(dirs: list[str]) -> bool:
