@@ -1,0 +1,92 @@
+"""bench/mine_commits.py: commit queries mined from a real git history (a repo made here)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+
+import mine_commits
+
+SNAPSHOT = '''import os
+
+
+class Client:
+    def get(self, url):
+        return self.send("GET", url)
+
+    @staticmethod
+    def send(method, url):
+        return method, url
+
+
+def helper(x):
+    return x + 1
+'''
+
+
+def _git(d: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(d), *args], check=True, capture_output=True)
+
+
+def _commit(d: Path, message: str, files: dict[str, str]) -> None:
+    for path, text in files.items():
+        (d / path).parent.mkdir(parents=True, exist_ok=True)
+        (d / path).write_text(text)
+    _git(d, "add", "-A")
+    _git(d, "commit", "-q", "-m", message)
+
+
+@pytest.fixture
+def history(tmp_path: Path) -> Path:
+    d = tmp_path / "repo"
+    d.mkdir()
+    _git(d, "init", "-q")
+    _git(d, "config", "user.email", "t@example.com")
+    _git(d, "config", "user.name", "t")
+    _commit(d, "initial", {"pkg/client.py": SNAPSHOT, "tests/test_client.py": "def test_x():\n    pass\n"})
+    _git(d, "tag", "v1")
+    # one method changed (its decorator range is the gold), a test changed freely: kept
+    _commit(d, "fix(client): Send the method in upper case (#12).", {
+        "pkg/client.py": SNAPSHOT.replace("return method, url", "return method.upper(), url"),
+        "tests/test_client.py": "def test_x():\n    assert True\n"})
+    # a new function: not kept (adds a definition)
+    text = SNAPSHOT.replace("return method, url", "return method.upper(), url")
+    _commit(d, "Add a second helper for paths", {"pkg/client.py": text + "\n\ndef other(y):\n    return y\n"})
+    # a comment and an import outside any definition, and one function body: kept
+    text2 = text + "\n\ndef other(y):\n    return y\n"
+    _commit(d, "Make helper add two instead of one", {
+        "pkg/client.py": ("import sys\n# a note\n" + text2).replace("return x + 1", "return x + 2")})
+    # a source file added: not kept
+    _commit(d, "Add a module for retries", {"pkg/retry.py": "def retry():\n    return 1\n"})
+    return d
+
+
+def test_definitions_are_top_level_callables_with_dotted_symbols() -> None:
+    defs = mine_commits.definitions("python", SNAPSHOT.encode())
+    assert [(d.symbol, d.start, d.end) for d in defs] == [
+        ("Client.get", 5, 6), ("Client.send", 8, 10), ("helper", 13, 14)]
+
+
+def test_mines_modifications_of_existing_definitions(history: Path) -> None:
+    rows = mine_commits.mine(history, "v1", "python", __import__("re").compile(r"^pkg/"),
+                             __import__("re").compile(r"(^|/)tests?/"))
+    got = [(r["query"], [(g["path"], g["symbol"], g["start"], g["end"]) for g in r["gold"]]) for r in rows]
+    assert got == [
+        ("Send the method in upper case", [("pkg/client.py", "Client.send", 8, 10)]),
+        ("Make helper add two instead of one", [("pkg/client.py", "helper", 13, 14)]),
+    ]
+    assert all(r["diff"].startswith("diff --git") for r in rows)
+
+
+@pytest.mark.parametrize("subject,query", [
+    ("fix(zsh): escape quotes.", "escape quotes"), ("[core] Retry on reset (#1234)", "Retry on reset"),
+    ("Handle empty bodies, closes #99", "Handle empty bodies"), ("assert: include the type", "include the type"),
+    ("Keep upstream typos as writen", "Keep upstream typos as writen"),
+])
+def test_subjects_are_cleaned_like_repos_dev(subject: str, query: str) -> None:
+    assert mine_commits.clean_subject(subject) == query
