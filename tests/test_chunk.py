@@ -51,10 +51,54 @@ def check_invariants(path: str, text: str, chunks: list, budget: Budget, *, exac
         for i, n in enumerate(sizes):
             if n >= budget.min_bytes:
                 continue
-            # a small chunk has no neighbour it could have joined within the budget
+            # a small chunk has no neighbour it could have joined within the budget, but for
+            # one with pieces of other routines (a piece of a split function joins pieces of it only)
+            pieces = _piece_sets(path, text, chunks)
             for j in (i - 1, i + 1):
-                if 0 <= j < len(sizes):
+                if 0 <= j < len(sizes) and pieces[i] == pieces[j]:
                     assert n + sizes[j] > budget.max_bytes, (path, i, n, j, sizes[j])
+
+
+ROUTINE_KINDS = ("function", "method")
+
+
+def _piece_sets(path: str, text: str, chunks: list) -> list:
+    """Per chunk, the routines it holds a part of (not all): for Python from the source's
+    ``ast`` (top-level functions and methods); elsewhere a guess from the chunk's name (a
+    function or method chunk is a piece of its routine)."""
+    if not path.endswith(".py"):
+        return [frozenset({c.symbol}) if c.kind in ROUTINE_KINDS else frozenset() for c in chunks]
+    owner, size = _python_routines(text)
+    out = []
+    for c in chunks:
+        lines = [owner[ln] for ln in range(c.start_line, c.end_line + 1) if ln in owner]
+        out.append(frozenset(r for r in set(lines) if lines.count(r) < size[r]))
+    return out
+
+
+def _python_routines(text: str) -> tuple[dict[int, str], dict[str, int]]:
+    """Each line's outermost function or method (one not inside another; decorators included),
+    and each one's size in lines."""
+    owner: dict[int, str] = {}
+    size: dict[str, int] = {}
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return owner, size
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for d in ast.iter_child_nodes(node):
+            if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef):
+                first = min([d.lineno, *(x.lineno for x in d.decorator_list)])
+                key = f"{prefix}{d.name}@{first}"
+                for ln in range(first, (d.end_lineno or first) + 1):
+                    owner[ln] = key
+                size[key] = (d.end_lineno or first) + 1 - first
+            else:
+                visit(d, f"{prefix}{d.name}." if isinstance(d, ast.ClassDef) else prefix)
+
+    visit(tree, "")
+    return owner, size
 
 
 def chunks_of(name: str, budget: Budget = Budget()) -> tuple[str, list]:
@@ -351,3 +395,56 @@ def test_one_line_classes_without_a_body_are_definitions():
     # a type that only says class, with no declaration word, is not enough
     (call,) = chunk_file("x.kt", "val k = User::class\n")
     assert "defines:" not in call.indexed_text
+
+
+def test_a_split_routine_keeps_to_itself() -> None:
+    """Pass 2 of packing: the small opening of a split method (its signature and docstring)
+    that cannot join its own next piece stays alone rather than riding with the tail of the
+    method before it, and a small tail stays with its routine rather than joining the next
+    class (requests' ``Session.merge_environment_settings`` was cited as ``Session.send``).
+    A class header still opens its first method's first piece."""
+    from codeseam.chunk.budget import Sizer
+    from codeseam.chunk.definitions import Def
+    from codeseam.chunk.pack import Unit, merge_small
+
+    data = b"x" * 1000
+    cls = Def("Session", "Session", "class", None, 0, None, 0, data)
+    send = Def("send", "Session.send", "method", cls, 10, None, 10, data)
+    merge = Def("merge", "Session.merge", "method", cls, 300, None, 300, data)
+    other = Def("Auth", "Auth", "class", None, 700, None, 700, data)
+    header = Unit(0, 10, cls)
+    send_head, send_tail = Unit(10, 200, send), Unit(200, 300, send)  # the tail is small
+    merge_head, merge_body = Unit(300, 340, merge), Unit(340, 690, merge)  # the head cannot join the body
+    merge_crumb = Unit(690, 700, merge)
+    auth = Unit(700, 760, other, whole=other)
+    sizer = Sizer(data, Budget(max_bytes=350, min_bytes=120))
+    segs = [[header], [send_head], [send_tail], [merge_head], [merge_body], [merge_crumb], [auth]]
+    spans = [(s[0].start, s[-1].end) for s in merge_small(segs, sizer)]
+    # the header opens send, send's tail joins its head; merge's head would fit after send's
+    # tail and its crumb before the class Auth, but neither crosses into another routine
+    assert spans == [(0, 300), (300, 340), (340, 690), (690, 700), (700, 760)]
+
+
+def test_no_piece_of_a_routine_rides_with_another_routine() -> None:
+    """On real code under a token budget like the bundled model's: a chunk that holds part of
+    a method or function (not all of it) holds no line of another one, and is named after it
+    (small whole methods may still pool in one chunk)."""
+    import re
+    import sysconfig
+
+    # a word-piece-like count (words and punctuation), the bundled model's limit
+    budget = Budget(max_bytes=2000, min_bytes=200, max_tokens=254,
+                    count_tokens=lambda s: len(re.findall(r"\w+|[^\w\s]", s)))
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    for name in ("argparse.py", "ftplib.py", "smtplib.py", "tarfile.py"):
+        text = (stdlib / name).read_text(encoding="utf-8")
+        owner, size = _python_routines(text)
+        for c in chunk_file(name, text, budget=budget):
+            lines = [owner[ln] for ln in range(c.start_line, c.end_line + 1) if ln in owner]
+            held = set(lines)
+            partial = {r for r in held if lines.count(r) < size[r]}
+            if partial:  # one routine's piece, named after it (or a definition nested in it)
+                (r,) = held
+                r = r.split("@")[0]
+                assert held == partial and (c.symbol == r or c.symbol.startswith(r + ".")), (
+                    name, c.start_line, c.end_line, c.symbol, held)

@@ -30,7 +30,8 @@ __all__ = [
 
 # Bump whenever chunk output (spans, symbols, kinds, indexed_text) changes: the index
 # stores it and asks for a rebuild when it differs.
-CHUNKER_VERSION = "ast-4"  # ast-4: top-level chunks named by their main definition, no names from a
+CHUNKER_VERSION = "ast-5"  # ast-5: a piece of a split function or method joins pieces of it only (no
+# head of one method riding with the tail of the one before); ast-4: top-level chunks named by their main definition, no names from a
 # split definition's own signature; ast-3: one-line classes without a body (Kotlin); ast-2: doc lines
 
 # A tree with more than this share of its bytes in ERROR nodes is chunked as windows.

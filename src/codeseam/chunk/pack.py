@@ -142,12 +142,35 @@ def _summing_fits(sizer: Sizer, segs: list[Segment]):
     return fits
 
 
-def merge_small(segs: list[Segment], sizer: Sizer) -> list[Segment]:
-    """Pass 2: segments under min_bytes join a neighbour when the two fit.
+ROUTINES = frozenset({"function", "method"})
 
-    Preference: an opening (class header, signature) joins what follows; else a small
-    neighbour before, a small neighbour after, any neighbour before, any after. A chunk
-    left under min_bytes could not join either neighbour within the budget.
+
+def _routine(u: Unit) -> Def | None:
+    """The outermost function or method ``u`` lies inside (a piece of it, or a definition
+    nested in it), or None (module or class level)."""
+    found = None
+    d = u.owner
+    while d is not None:
+        if d.kind in ROUTINES:
+            found = d
+        d = d.parent
+    return found
+
+
+def _routines(seg: Segment) -> frozenset:
+    return frozenset(id(r) for r in map(_routine, seg) if r is not None)
+
+
+def merge_small(segs: list[Segment], sizer: Sizer) -> list[Segment]:
+    """Pass 2: segments under min_bytes join a neighbour when the two fit and lie inside the
+    same routines (a piece of a split function joins only other pieces of it: the head of one
+    method never rides with the tail of the one before, which would cite the wrong symbol and
+    keep either from being returned whole).
+
+    Preference: an opening (class header, signature) joins what follows (a class header the
+    first piece of its first method too); else a small neighbour before, a small neighbour
+    after, any neighbour before, any after. A chunk left under min_bytes could not join either
+    neighbour within the budget, or crosses a routine's boundary to do it.
     """
     out: list[Segment] = []
     pending: Segment | None = None
@@ -164,11 +187,13 @@ def merge_small(segs: list[Segment], sizer: Sizer) -> list[Segment]:
         if small(a, b):
             prev = out[-1] if out else None
             nxt = segs[i + 1] if i + 1 < n else None
-            back = prev is not None and fits(prev[0].start, b)
+            mine = _routines(seg)
+            back = prev is not None and _routines(prev) == mine and fits(prev[0].start, b)
             fwd = nxt is not None and fits(a, nxt[-1].end)
-            if fwd and _opens(seg):  # an opening stays with what follows
+            if fwd and _opens(seg) and mine <= _routines(nxt):  # type: ignore[arg-type]  # an opening stays with what follows
                 pending = seg
                 continue
+            fwd = fwd and _routines(nxt) == mine  # type: ignore[arg-type]
             if back and small(prev[0].start, prev[-1].end):  # type: ignore[index]
                 out[-1] = prev + seg  # type: ignore[operator]
                 continue
