@@ -7,7 +7,9 @@ Invariants (tested on fixtures in 22 languages, the whole CPython stdlib, and fu
 - line numbers are 1-based and counted on ``\\n`` only (tree-sitter rows);
 - no chunk's text is over ``Budget.max_bytes``, and in token mode no chunk's
   ``indexed_text`` is over ``Budget.max_tokens`` tokens;
-- a chunk under ``Budget.min_bytes`` has no neighbour it could join within the budget.
+- a chunk under ``Budget.min_bytes`` has no neighbour it could join within the budget, but
+  for one holding pieces of other routines (a piece of a split function or method is packed
+  with pieces of it only).
 
 tree-sitter is imported only when a file is parsed, so ``import codeseam.chunk`` is cheap.
 """
