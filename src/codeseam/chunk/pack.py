@@ -188,12 +188,13 @@ def merge_small(segs: list[Segment], sizer: Sizer) -> list[Segment]:
             prev = out[-1] if out else None
             nxt = segs[i + 1] if i + 1 < n else None
             mine = _routines(seg)
+            after = _routines(nxt) if nxt is not None else frozenset()
             back = prev is not None and _routines(prev) == mine and fits(prev[0].start, b)
             fwd = nxt is not None and fits(a, nxt[-1].end)
-            if fwd and _opens(seg) and mine <= _routines(nxt):  # type: ignore[arg-type]  # an opening stays with what follows
+            if fwd and _opens(seg) and mine <= after:  # an opening stays with what follows
                 pending = seg
                 continue
-            fwd = fwd and _routines(nxt) == mine  # type: ignore[arg-type]
+            fwd = fwd and after == mine  # a piece of a routine joins pieces of it only
             if back and small(prev[0].start, prev[-1].end):  # type: ignore[index]
                 out[-1] = prev + seg  # type: ignore[operator]
                 continue
