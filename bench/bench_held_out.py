@@ -18,6 +18,7 @@ repository): ``--corpora`` holds ``<repo>/``; ``--export GITDIR:REPO`` writes on
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
 import subprocess
@@ -138,7 +139,7 @@ def main() -> None:
     if ablation.exists():
         data = json.loads(ablation.read_text(encoding="utf-8"))["variants"]
         dev = {n: data[n]["repos"]["mrr@10"] for n in names if n in data and "repos" in data[n]}
-    commit, date = br.git_commit(), __import__("datetime").date.today().isoformat()
+    commit, date = br.git_commit(), datetime.date.today().isoformat()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "held-out.json").write_text(json.dumps({"commit": commit, "date": date, "variants": res}, indent=1) + "\n",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -73,8 +74,7 @@ def test_definitions_are_top_level_callables_with_dotted_symbols() -> None:
 
 
 def test_mines_modifications_of_existing_definitions(history: Path) -> None:
-    rows = mine_commits.mine(history, "v1", "python", __import__("re").compile(r"^pkg/"),
-                             __import__("re").compile(r"(^|/)tests?/"))
+    rows = mine_commits.mine(history, "v1", "python", re.compile(r"^pkg/"), re.compile(r"(^|/)tests?/"))
     got = [(r["query"], [(g["path"], g["symbol"], g["start"], g["end"]) for g in r["gold"]]) for r in rows]
     assert got == [
         ("Send the method in upper case", [("pkg/client.py", "Client.send", 8, 10)]),
