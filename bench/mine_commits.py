@@ -13,7 +13,8 @@ the hand curation the README describes (release bumps, typo / lint / doc-only ch
 refactors with no behaviour to search for, vague subjects dropped), and ``corpus``: how to export
 S (``git archive``). Definitions are found with tree-sitter (``tree-sitter-language-pack``):
 functions and methods not nested in another function; the symbol is the enclosing classes'
-names and the callable's, dotted. Python, Java and PHP are known.
+names and the callable's, dotted (Go: ``Receiver.Method``, the receiver type without ``*``).
+Python, Java, PHP and Go are known.
 """
 
 from __future__ import annotations
@@ -28,16 +29,19 @@ from pathlib import Path
 
 # node types: callables, and containers whose name joins the dotted symbol
 CALLABLES = {
+    "go": {"function_declaration", "method_declaration"},
     "python": {"function_definition"},
     "java": {"method_declaration", "constructor_declaration"},
     "php": {"function_definition", "method_declaration"},
 }
 CONTAINERS = {
+    "go": set(),
     "python": {"class_definition"},
     "java": {"class_declaration", "interface_declaration", "enum_declaration", "record_declaration"},
     "php": {"class_declaration", "interface_declaration", "trait_declaration", "enum_declaration"},
 }
 IMPORT_LINE = {
+    "go": re.compile(r"^\s*(?:import\b|package\s|\"[\w./-]+\"\s*$|\w+\s+\"[\w./-]+\"\s*$|\)\s*$)"),
     "python": re.compile(r"^\s*(?:import\s|from\s+\S+\s+import\s)"),
     "java": re.compile(r"^\s*(?:import|package)\s"),
     "php": re.compile(r"^\s*(?:use|namespace|require|require_once|include)\b"),
@@ -74,6 +78,8 @@ def definitions(language: str, text: bytes) -> list[Def]:
                 name = name_of(target)
                 if language == "java" and target.type == "constructor_declaration":
                     name = "constructor"
+                if language == "go" and target.type == "method_declaration":
+                    name = f"{receiver_type(target)}.{name}"
                 out.append(Def(".".join((*scope, name)), start + 1, child.end_point[0] + 1))
                 continue  # nested callables are not gold
             if target.type in CONTAINERS[language]:
@@ -83,6 +89,21 @@ def definitions(language: str, text: bytes) -> list[Def]:
 
     walk(root, ())
     return out
+
+
+def receiver_type(method) -> str:
+    """A Go method's receiver type, without ``*`` and type arguments (``(c *Command)`` -> Command)."""
+    recv = method.child_by_field_name("receiver")
+    for node in _walk(recv) if recv is not None else ():
+        if node.type == "type_identifier":
+            return node.text.decode("utf-8", "replace")
+    return "?"
+
+
+def _walk(node):
+    yield node
+    for child in node.children:
+        yield from _walk(child)
 
 
 def git(d: Path, *args: str) -> str:

@@ -73,6 +73,12 @@ def test_definitions_are_top_level_callables_with_dotted_symbols() -> None:
         ("Client.get", 5, 6), ("Client.send", 8, 10), ("helper", 13, 14)]
 
 
+def test_go_methods_are_named_by_their_receiver_type() -> None:
+    src = b"package a\n\nfunc (c *Command) Run(x int) error {\n\treturn nil\n}\n\nfunc Helper() {}\n\nfunc (s Set[T]) Add(v T) {}\n"
+    defs = mine_commits.definitions("go", src)
+    assert [(d.symbol, d.start, d.end) for d in defs] == [("Command.Run", 3, 5), ("Helper", 7, 7), ("Set.Add", 9, 9)]
+
+
 def test_mines_modifications_of_existing_definitions(history: Path) -> None:
     rows = mine_commits.mine(history, "v1", "python", re.compile(r"^pkg/"), re.compile(r"(^|/)tests?/"))
     got = [(r["query"], [(g["path"], g["symbol"], g["start"], g["end"]) for g in r["gold"]]) for r in rows]
