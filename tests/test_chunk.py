@@ -60,15 +60,19 @@ def check_invariants(path: str, text: str, chunks: list, budget: Budget, *, exac
 
 
 ROUTINE_KINDS = ("function", "method")
+MAY_HOLD_PIECES = (*ROUTINE_KINDS, "class", "header")
 
 
 def _piece_sets(path: str, text: str, chunks: list) -> list:
-    """Per chunk, the routines it holds a part of (not all): for Python from the source's
-    ``ast`` (top-level functions and methods); elsewhere a guess from the chunk's name (a
-    function or method chunk is a piece of its routine)."""
-    if not path.endswith(".py"):
-        return [frozenset({c.symbol}) if c.kind in ROUTINE_KINDS else frozenset() for c in chunks]
-    owner, size = _python_routines(text)
+    """Per chunk, the routines it holds a part of (not all): for Python that ``ast`` parses,
+    from the source (outermost functions and methods); elsewhere a conservative guess from the
+    chunk's name and kind (a function, method, class or header chunk may hold a routine's piece,
+    so it counts as its own set: such pairs are not asserted)."""
+    parsed = _python_routines(text) if path.endswith(".py") else None
+    if parsed is None:
+        return [frozenset({(c.symbol, i)}) if c.kind in MAY_HOLD_PIECES else frozenset()
+                for i, c in enumerate(chunks)]
+    owner, size = parsed
     out = []
     for c in chunks:
         lines = [owner[ln] for ln in range(c.start_line, c.end_line + 1) if ln in owner]
@@ -76,15 +80,16 @@ def _piece_sets(path: str, text: str, chunks: list) -> list:
     return out
 
 
-def _python_routines(text: str) -> tuple[dict[int, str], dict[str, int]]:
+def _python_routines(text: str) -> tuple[dict[int, str], dict[str, int]] | None:
     """Each line's outermost function or method (one not inside another; decorators included),
-    and each one's size in lines."""
+    and each one's size in lines; None when ``ast`` cannot parse the text (broken syntax, a
+    surrogate, a NUL byte)."""
     owner: dict[int, str] = {}
     size: dict[str, int] = {}
     try:
         tree = ast.parse(text)
-    except SyntaxError:
-        return owner, size
+    except (SyntaxError, ValueError):  # ValueError: UnicodeEncodeError, null bytes
+        return None
 
     def visit(node: ast.AST, prefix: str) -> None:
         for d in ast.iter_child_nodes(node):
@@ -438,7 +443,9 @@ def test_no_piece_of_a_routine_rides_with_another_routine() -> None:
     stdlib = Path(sysconfig.get_paths()["stdlib"])
     for name in ("argparse.py", "ftplib.py", "smtplib.py", "tarfile.py"):
         text = (stdlib / name).read_text(encoding="utf-8")
-        owner, size = _python_routines(text)
+        parsed = _python_routines(text)
+        assert parsed is not None
+        owner, size = parsed
         for c in chunk_file(name, text, budget=budget):
             lines = [owner[ln] for ln in range(c.start_line, c.end_line + 1) if ln in owner]
             held = set(lines)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from codeseam.chunk import Budget, chunk_file, window_chunks
@@ -28,6 +28,8 @@ budgets = st.builds(lambda mx, mn: Budget(max_bytes=mx, min_bytes=min(mn, mx - 1
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(path=st.sampled_from(PATHS), text=texts, budget=budgets)
+@example(path="a.py", text="\udcff", budget=Budget(max_bytes=16, min_bytes=4))  # ast cannot parse a surrogate
+@example(path="a.py", text="def f():\n    return 1\n\x00", budget=Budget(max_bytes=16, min_bytes=4))  # nor a NUL
 def test_ast_chunker_invariants(path, text, budget):
     check_invariants(path, text, chunk_file(path, text, budget=budget), budget)
 
