@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import bench_rank as br  # noqa: E402
 from codeseam.eval.report import _table, fmt  # noqa: E402
-from codeseam.eval.suite import group, run_suite  # noqa: E402
+from codeseam.eval.suite import run_suite  # noqa: E402
 from codeseam.settings import load_settings  # noqa: E402
 
 GOLDEN = ROOT / "bench" / "data" / "held-out"
@@ -77,18 +77,13 @@ def measure(variants: list[str], golden: Path, corpora: Path, cache: Path) -> di
     suite = run_suite(golden, corpora, variants=variants, settings=settings, cache_dir=cache / "held-out",
                       progress=lambda event, **f: print(event, f, file=sys.stderr, flush=True)
                       if event in ("repo", "skipped") else None)
+    n = {repo: sum(q.kind == "commit" for q in suite.per_repo[repo].queries) for repo in suite.repos}
     out: dict = {}
     for name in variants:
-        per = {}
-        for repo in suite.repos:
-            vr = next(r for r in suite.per_repo[repo].results if r.name == name)
-            g = group(vr.outcomes, "commit", (1, 5, 10))
-            per[repo] = {"n": g["n"], **{m: g[m] for m in ("mrr@10", "recall@5", "whole@5")}}
-        pooled = next(r for r in suite.pooled.results if r.name == name)
-        g = group(pooled.outcomes, "commit", (1, 5, 10))
-        out[name] = {"pooled": {"n": g["n"], **{m: g[m] for m in ("mrr@10", "recall@5", "whole@5")}},
-                     "per_repo": per,
-                     "ranks": {o.id: [o.rank, o.whole_rank] for o in pooled.outcomes if o.kind == "commit"}}
+        got = br.scores({"repos": suite}, name, ranks=True)["repos"]  # the figures repos-dev reports
+        out[name] = {"pooled": {"n": sum(n.values()), **{m: got[m] for m in ("mrr@10", "recall@5", "whole@5")}},
+                     "per_repo": {r: {"n": n[r], **v} for r, v in got["per_repo_all"].items()},
+                     "ranks": got["ranks"]}
     return out
 
 

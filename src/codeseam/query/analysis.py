@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .intent import _SYMBOL_QUERY, intent
+from .intent import intent
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -153,7 +153,8 @@ class QueryInfo:
 
 def analyze(query: str) -> QueryInfo:
     q = query.strip()
-    symbol = bool(_SYMBOL_QUERY.match(q))
+    kind = intent(q)
+    symbol = kind == "symbol"  # the whole query is one name
     if symbol:
         last = _QUALIFIER.split(q)[-1]
         names = tuple(dict.fromkeys([last]))
@@ -162,7 +163,6 @@ def analyze(query: str) -> QueryInfo:
     words = tuple(dict.fromkeys(w.lower() for w in _WORD.findall(q)
                                 if len(w) > 2 and w.lower() not in PATH_STOP))
     files = tuple(dict.fromkeys(m.lower() for m in _FILE_NAME.findall(q)))
-    kind = intent(q)
     return QueryInfo(q, symbol, names, words, kind, files, scope_word(q) if kind == "behaviour" else "")
 
 
