@@ -14,7 +14,10 @@ refactors with no behaviour to search for, vague subjects dropped), and ``corpus
 S (``git archive``). Definitions are found with tree-sitter (``tree-sitter-language-pack``):
 functions and methods not nested in another function; the symbol is the enclosing classes'
 names and the callable's, dotted (Go: ``Receiver.Method``, the receiver type without ``*``).
-Python, Java, PHP and Go are known.
+Python, Java, PHP, Go, Rust (``Type.method`` for an ``impl`` block's functions), TypeScript and
+JavaScript (functions, methods, and a variable or member assigned an arrow or function
+expression: ``exports.main``, ``Runner.prototype.run``), Ruby and
+C# (namespaces not in the symbol) are known.
 """
 
 from __future__ import annotations
@@ -33,18 +36,35 @@ CALLABLES = {
     "python": {"function_definition"},
     "java": {"method_declaration", "constructor_declaration"},
     "php": {"function_definition", "method_declaration"},
+    "rust": {"function_item"},
+    "typescript": {"function_declaration", "generator_function_declaration", "method_definition"},
+    "javascript": {"function_declaration", "generator_function_declaration", "method_definition"},
+    "ruby": {"method", "singleton_method"},
+    "csharp": {"method_declaration", "constructor_declaration", "operator_declaration"},
 }
+# a variable bound to one of these is a callable (``const f = () => {}``)
+FUNCTION_VALUES = {"arrow_function", "function_expression", "function", "generator_function"}
 CONTAINERS = {
     "go": set(),
     "python": {"class_definition"},
     "java": {"class_declaration", "interface_declaration", "enum_declaration", "record_declaration"},
     "php": {"class_declaration", "interface_declaration", "trait_declaration", "enum_declaration"},
+    "rust": {"impl_item", "trait_item", "mod_item"},
+    "typescript": {"class_declaration", "abstract_class_declaration", "class"},
+    "javascript": {"class_declaration", "class"},
+    "ruby": {"class", "module"},
+    "csharp": {"class_declaration", "struct_declaration", "interface_declaration", "record_declaration"},
 }
 IMPORT_LINE = {
     "go": re.compile(r"^\s*(?:import\b|package\s|\"[\w./-]+\"\s*$|\w+\s+\"[\w./-]+\"\s*$|\)\s*$)"),
     "python": re.compile(r"^\s*(?:import\s|from\s+\S+\s+import\s)"),
     "java": re.compile(r"^\s*(?:import|package)\s"),
     "php": re.compile(r"^\s*(?:use|namespace|require|require_once|include)\b"),
+    "rust": re.compile(r"^\s*(?:(?:pub(?:\([\w:]+\))?\s+)?use\s|extern\s+crate\s|(?:pub\s+)?mod\s+\w+;)"),
+    "typescript": re.compile(r"^\s*(?:import\b|export\s+(?:\*|\{[^}]*\})\s+from\b)"),
+    "javascript": re.compile(r"^\s*(?:import\b|export\s+(?:\*|\{[^}]*\})\s+from\b|(?:const|let|var)\s+[\w{}\s,]+=\s*require\()"),
+    "ruby": re.compile(r"^\s*(?:require|require_relative|autoload)\b"),
+    "csharp": re.compile(r"^\s*(?:using\s|namespace\s)"),
 }
 COMMENT_LINE = re.compile(r"^\s*(?:#|//|/\*|\*|\*/|\"\"\"|''')")
 
@@ -64,8 +84,17 @@ def definitions(language: str, text: bytes) -> list[Def]:
     out: list[Def] = []
 
     def name_of(node) -> str:
-        n = node.child_by_field_name("name")
-        return text[n.start_byte:n.end_byte].decode("utf-8", "replace") if n is not None else "?"
+        n = node.child_by_field_name("left" if node.type == "assignment_expression" else "name")
+        if n is None and node.type == "impl_item":  # Rust: the type the block implements
+            n = node.child_by_field_name("type")
+        if n is None:
+            return "?"
+        return re.sub(r"<.*", "", text[n.start_byte:n.end_byte].decode("utf-8", "replace"))
+
+    def bound_function(node) -> bool:
+        field = {"variable_declarator": "value", "assignment_expression": "right"}.get(node.type)
+        value = node.child_by_field_name(field) if field else None
+        return value is not None and value.type in FUNCTION_VALUES
 
     def walk(node, scope: tuple[str, ...]) -> None:
         for child in node.children:
@@ -74,7 +103,7 @@ def definitions(language: str, text: bytes) -> list[Def]:
                 inner = child.child_by_field_name("definition")
                 if inner is not None:
                     target = inner
-            if target.type in CALLABLES[language]:
+            if target.type in CALLABLES[language] or bound_function(target):
                 name = name_of(target)
                 if language == "java" and target.type == "constructor_declaration":
                     name = "constructor"
@@ -84,7 +113,7 @@ def definitions(language: str, text: bytes) -> list[Def]:
                 continue  # nested callables are not gold
             if target.type in CONTAINERS[language]:
                 walk(target.child_by_field_name("body") or target, (*scope, name_of(target)))
-            elif child.child_count and target.type not in CALLABLES[language]:
+            elif child.child_count:
                 walk(child, scope)
 
     walk(root, ())

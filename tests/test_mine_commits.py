@@ -79,6 +79,30 @@ def test_go_methods_are_named_by_their_receiver_type() -> None:
     assert [(d.symbol, d.start, d.end) for d in defs] == [("Command.Run", 3, 5), ("Helper", 7, 7), ("Set.Add", 9, 9)]
 
 
+@pytest.mark.parametrize("language, src, expected", [
+    ("rust", b"use std::fmt;\nimpl<T> Foo<T> {\n    pub fn new(x: T) -> Self {\n        Foo(x)\n    }\n}\n"
+             b"fn top() {\n    fn inner() {}\n}\nmod m {\n    pub fn g() {}\n}\n",
+     [("Foo.new", 3, 5), ("top", 7, 9), ("m.g", 11, 11)]),
+    ("typescript", b"export class Ky {\n  async fetch() {\n    const inner = () => 2;\n  }\n}\n"
+                   b"export const helper = async (a: string): Promise<void> => {};\nfunction plain() {}\n",
+     [("Ky.fetch", 2, 4), ("helper", 6, 6), ("plain", 7, 7)]),
+    ("javascript", b"const a = require('a');\nRunner.prototype.run = function (fn) {\n  return fn;\n};\n"
+                   b"exports.main = () => {};\nclass A {\n  m() {}\n}\n",
+     [("Runner.prototype.run", 2, 4), ("exports.main", 5, 5), ("A.m", 7, 7)]),
+    ("ruby", b"module Faraday\n  class Connection\n    def initialize(url)\n      @url = url\n    end\n"
+             b"    def self.build; end\n  end\nend\n",
+     [("Faraday.Connection.initialize", 3, 5), ("Faraday.Connection.build", 6, 6)]),
+    ("csharp", b"namespace RestSharp {\n  public class RestClient {\n    public RestClient(string url) { }\n"
+               b"    public void Dispose() {\n    }\n  }\n}\n",
+     [("RestClient.RestClient", 3, 3), ("RestClient.Dispose", 4, 5)]),
+])
+def test_definitions_in_other_languages(language: str, src: bytes, expected: list) -> None:
+    """Nested callables are not gold; an impl block, class or module names its callables;
+    a C# namespace does not."""
+    defs = mine_commits.definitions(language, src)
+    assert [(d.symbol, d.start, d.end) for d in defs] == expected
+
+
 def test_mines_modifications_of_existing_definitions(history: Path) -> None:
     rows = mine_commits.mine(history, "v1", "python", re.compile(r"^pkg/"), re.compile(r"(^|/)tests?/"))
     got = [(r["query"], [(g["path"], g["symbol"], g["start"], g["end"]) for g in r["gold"]]) for r in rows]
