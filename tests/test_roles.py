@@ -69,6 +69,16 @@ CASES = [
     ("docs/Makefile", "build"), ("require/requirements.go", "source"),
     (".github/workflows/ci.yml", "config"), (".eslintrc.yml", "config"), ("tsconfig.json", "config"),
     ("tox.ini", "config"), (".gitignore", "config"), (".wallaby.js", "config"), ("codecov.yml", "config"),
+    # v6: a .dist/.sample copy has its file's role; NEON is data; other ecosystems' package specs;
+    # a tool's <tool>.config.<ext> is the tool's file, an application's own config module is source
+    ("phpunit.xml.dist", "config"), ("phpstan.neon.dist", "config"), ("phpstan-baseline.neon", "config"),
+    (".env.sample", "config"), ("README.md.dist", "docs"), ("src/foo.dist", "source"), ("x.sample", "source"),
+    ("faraday.gemspec", "build"), ("Alamofire.podspec", "build"), ("src/Lib/Lib.csproj", "build"),
+    ("xmonad.cabal", "build"), ("pubspec.yaml", "build"), ("build.zig", "build"), ("gradlew", "build"),
+    ("Pipfile", "build"),
+    ("vitest.config.ts", "build"), ("packages/vitest/vitest.config.ts", "build"),
+    ("webpack.config.prod.js", "build"), ("jest.config.base.json", "build"), ("eslint.config.mjs", "config"),
+    ("test/vitest.config.ts", "test"), ("src/app/app.config.ts", "source"), ("src/config.ts", "source"),
     # generated and vendored
     ("vendor/github.com/pkg/errors/errors.go", "generated"), ("node_modules/lodash/index.js", "generated"),
     ("api/service_pb2.py", "generated"), ("api/service.pb.go", "generated"),

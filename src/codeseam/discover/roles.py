@@ -30,15 +30,17 @@ role            recognised by
 ``build``       build and packaging files, maintenance scripts (``scripts/``, ``hack/``,
                 ``ci/``), and (``Makefile``, ``CMakeLists.txt``, ``setup.py``,
                 ``pyproject.toml``, ``Cargo.toml``, ``go.mod``, ``package.json``,
-                ``build.rs``, ``Dockerfile``, ``*.gradle``, ``pom.xml``, bundler configs,
-                ``requirements*.txt``)
+                ``build.rs``, ``Dockerfile``, ``*.gradle``, ``pom.xml``, ``*.gemspec``, ``*.csproj``,
+                ``*.cabal``, ``pubspec.yaml``, ``build.zig``, bundler and test-runner configs
+                (``vite.config.ts``, ``jest.config.js``), ``requirements*.txt``)
 ``locale``      translation tables: ``locales/``, ``locale/``, ``i18n/``, ``l10n/``,
                 ``translations/`` and gettext/XLIFF catalogues (``*.po``, ``*.pot``,
                 ``*.xlf``, ``*.xliff``); the messages of one language each, data that
                 names every concept of the code in many languages
 ``config``      tool and CI configuration: dotfiles and dot-folders (``.github/``,
-                ``.eslintrc.*``, ``.gitignore``, ``.wallaby.js``), ``tsconfig.json``, ``tox.ini``, and data
-                files (YAML, TOML, INI, JSON) outside the source tree
+                ``.eslintrc.*``, ``.gitignore``, ``.wallaby.js``), ``tsconfig.json``, ``tox.ini``,
+                linter configs (``eslint.config.mjs``), and data files (YAML, TOML, INI, JSON, NEON)
+                outside the source tree; a ``.dist`` or ``.sample`` copy has its file's role
 ``source``      everything else
 ==============  ===========================================================================
 
@@ -73,7 +75,14 @@ __all__ = ["ROLES", "ROLES_VERSION", "SOURCE", "file_role", "HEAD_CHARS"]
 # 5: a Gradle/Maven test source set is ``src/test`` or a camelCase ``src/fooTest``, not any folder
 #    after src/ ending in "test" (pytest's ``src/_pytest/`` is its code); under ``src/main/`` a
 #    file name never makes a test (``TestFactory.java`` in JUnit's API).
-ROLES_VERSION = 5
+# 6: a ``.dist`` or ``.sample`` copy of a file has that file's role (``phpunit.xml.dist`` is
+#    config); NEON (``phpstan.neon``, ``phpstan-baseline.neon``) is a data format; package specs
+#    of other ecosystems are build files (``*.gemspec``, ``*.podspec``, ``*.nuspec``, ``*.cabal``,
+#    ``*.opam``, ``*.rockspec``, MSBuild projects, ``pubspec.yaml``, ``build.zig``, ``Pipfile``, the
+#    Gradle and Maven wrappers); a tool's ``<tool>.config.{js,ts,...}`` is that tool's file
+#    wherever it sits (``vitest.config.ts`` and ``webpack.config.mjs`` build, ``eslint.config.js``
+#    config), not source.
+ROLES_VERSION = 6
 SOURCE = "source"
 
 _GENERATED_DIRS = frozenset({"vendor", "vendored", "third_party", "thirdparty", "third-party",
@@ -113,7 +122,10 @@ _CODE_EXT = frozenset({
     ".bats",
 })
 _DATA_EXT = frozenset({".json", ".json5", ".jsonc", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf",
-                       ".properties", ".xml", ".plist", ".env", ".editorconfig"})
+                       ".properties", ".xml", ".plist", ".env", ".editorconfig", ".neon"})
+# A copy of a file to start one's own from (``phpunit.xml.dist``, ``config.yml.sample``): the role
+# is the file's.
+_COPY_SUFFIXES = frozenset({".dist", ".sample"})
 # Test file names, by language family: a name pattern only counts for the extensions
 # whose ecosystems use it (``test_*`` is a Python/C/Ruby habit, not Go's: there only
 # ``*_test.go`` is a test).
@@ -152,9 +164,19 @@ _BUILD_NAMES = frozenset({
     "build.bazel", "buck", "sconstruct", "configure.ac", "configure", "vcpkg.json", "conanfile.py",
     "podfile", "package.swift", "composer.json", "deno.json", "bunfig.toml", "flake.nix", "default.nix",
     "docker-compose.yml", "docker-compose.yaml", "compose.yml", "compose.yaml", "lerna.json",
-    "pnpm-workspace.yaml", "nx.json", "turbo.json", "tsup.config.ts", "cargo.lock",
+    "pnpm-workspace.yaml", "nx.json", "turbo.json", "tsup.config.ts", "cargo.lock", "pubspec.yaml",
+    "build.zig", "build.zig.zon", "directory.build.props", "directory.build.targets", "deps.edn",
+    "stack.yaml", "dune-project", "shard.yml", "pipfile", "gradlew", "gradlew.bat", "mvnw", "mvnw.cmd",
 })
-_BUILD_EXT = frozenset({".mk", ".cmake", ".gradle", ".bzl", ".nix", ".dockerfile"})
+_BUILD_EXT = frozenset({".mk", ".cmake", ".gradle", ".bzl", ".nix", ".dockerfile", ".gemspec", ".podspec",
+                        ".nuspec", ".cabal", ".opam", ".rockspec", ".csproj", ".fsproj", ".vbproj", ".sln",
+                        ".props", ".targets"})
+# ``<tool>.config.<ext>``: a build or test tool's configuration, written as code.
+_TOOL_CONFIG = re.compile(
+    r"^(?:(vitest|vite|jest|karma|playwright|cypress|webpack|rollup|esbuild|tsup|tsdown|babel|postcss|"
+    r"tailwind|svelte|astro|next|nuxt|vue|wdio|rspack|rsbuild|unbuild|size-limit)|"
+    r"(eslint|prettier|stylelint|commitlint|lint-staged|release|semantic-release|knip|typedoc))"
+    r"(?:\.[\w-]+)?\.config(?:\.[\w-]+)?\.(?:[cm]?[jt]s|json)$", re.IGNORECASE)
 _CONFIG_NAMES = frozenset({
     "tox.ini", "pytest.ini", "mypy.ini", ".coveragerc", "tsconfig.json", "jsconfig.json", "tslint.json",
     "renovate.json", "codecov.yml", "codecov.yaml", "appveyor.yml", ".travis.yml", "netlify.toml",
@@ -178,6 +200,8 @@ def file_role(path: str, head: str = "") -> str:
     """The role of the repo-relative ``path`` (forward slashes); ``head``: the file's first
     characters, if known (a generated-code marker there makes it ``generated``)."""
     p = PurePosixPath(path)
+    if p.suffix.lower() in _COPY_SUFFIXES and p.stem and "." in p.stem.lstrip("."):
+        p = p.with_suffix("")
     parts = p.parts
     name = p.name
     lname = name.lower()
@@ -205,6 +229,9 @@ def file_role(path: str, head: str = "") -> str:
         return "example"
     if dirset & _CHANGELOG_DIRS or (not code and _CHANGELOG_NAME.match(name)):
         return "changelog"
+    tool = _TOOL_CONFIG.match(name)
+    if tool:
+        return "build" if tool.group(1) else "config"
     if lname in _BUILD_NAMES or suffix in _BUILD_EXT or lname.startswith("dockerfile") or (
             suffix in (".txt", ".in") and (lname.startswith("requirements") or "requirements" in dirset)) or (
             dirset & _BUILD_DIRS):
