@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import bench_rank as br  # noqa: E402
 from codeseam.eval.report import _table, fmt  # noqa: E402
-from codeseam.eval.suite import run_suite  # noqa: E402
+from codeseam.eval.suite import group, run_suite  # noqa: E402
 from codeseam.settings import load_settings  # noqa: E402
 
 GOLDEN = ROOT / "bench" / "data" / "held-out"
@@ -81,7 +81,10 @@ def measure(variants: list[str], golden: Path, corpora: Path, cache: Path) -> di
     out: dict = {}
     for name in variants:
         got = br.scores({"repos": suite}, name, ranks=True)["repos"]  # the figures repos-dev reports
-        out[name] = {"pooled": {"n": sum(n.values()), **{m: got[m] for m in ("mrr@10", "recall@5", "whole@5")}},
+        pooled = next(r for r in suite.pooled.results if r.name == name)
+        weak = group(pooled.outcomes, "commit", (1, 5, 10))["false_weak"]  # None: no dense signal
+        out[name] = {"pooled": {"n": sum(n.values()), **{m: got[m] for m in ("mrr@10", "recall@5", "whole@5")},
+                                "false_weak": weak},
                      "per_repo": {r: {"n": n[r], **v} for r, v in got["per_repo_all"].items()},
                      "ranks": got["ranks"]}
     return out
@@ -90,7 +93,8 @@ def measure(variants: list[str], golden: Path, corpora: Path, cache: Path) -> di
 def report(res: dict, what: dict[str, str], commit: str, date: str, dev: dict | None) -> str:
     repos = list(next(iter(res.values()))["per_repo"])
     n = {r: next(iter(res.values()))["per_repo"][r]["n"] for r in repos}
-    head = ["variant", "what", "MRR@10", "R@5", "whole@5", *(f"{r} ({n[r]})" for r in repos), "repos-dev MRR@10"]
+    head = ["variant", "what", "MRR@10", "R@5", "whole@5", "false-weak", *(f"{r} ({n[r]})" for r in repos),
+            "repos-dev MRR@10"]
     base = res["hybrid-ast"]
     rows = []
     for name, v in res.items():
@@ -100,13 +104,17 @@ def report(res: dict, what: dict[str, str], commit: str, date: str, dev: dict | 
         devcell = ""
         if dev and name in dev:
             devcell = fmt(dev[name]) if name == "hybrid-ast" else f"{dev[name] - dev['hybrid-ast']:+.3f}"
-        rows.append([name, what.get(name, ""), fmt(p["mrr@10"]), fmt(p["recall@5"]), fmt(p["whole@5"]), *cells, devcell])
+        weak = fmt(p["false_weak"]) if p.get("false_weak") is not None else "n/a"
+        rows.append([name, what.get(name, ""), fmt(p["mrr@10"]), fmt(p["recall@5"]), fmt(p["whole@5"]), weak, *cells,
+                     devcell])
     total = sum(n.values())
     return "\n".join([
         "# The ranking stack on held-out commit queries", "",
         f"Run {date}, commit {commit}, bundled model (all-MiniLM-L6-v2). {total} commit queries of "
         f"{len(repos)} repositories no lever was tuned on ({', '.join(f'{r} {n[r]}' for r in repos)}; "
         "`bench/data/held-out/README.md`: mined with `bench/mine_commits.py`, curated by repos-dev's rules). "
+        "false-weak: the share of these queries, all with an answer, that the search flags as weak evidence "
+        "(the issue's goal for the hidden commit set: at most 0.15; n/a without a dense signal). "
         "Per repository: MRR@10 of the default, then each variant's difference from it; the last column the "
         "same on repos-dev (`rank-ablation.json`).", "",
         _table(head, rows), ""])
@@ -142,7 +150,8 @@ def main() -> None:
     (out / "held-out.md").write_text(report(res, what, commit, date, dev), encoding="utf-8")
     for name in names:
         p = res[name]["pooled"]
-        print(f"{name:60s} MRR@10 {p['mrr@10']:.3f} R@5 {p['recall@5']:.3f} whole@5 {p['whole@5']:.3f}")
+        print(f"{name:60s} MRR@10 {p['mrr@10']:.3f} R@5 {p['recall@5']:.3f} whole@5 {p['whole@5']:.3f} "
+              f"false-weak {p['false_weak'] if p['false_weak'] is None else round(p['false_weak'], 3)}")
 
 
 if __name__ == "__main__":
