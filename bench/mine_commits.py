@@ -16,8 +16,9 @@ functions and methods not nested in another function; the symbol is the enclosin
 names and the callable's, dotted (Go: ``Receiver.Method``, the receiver type without ``*``).
 Python, Java, PHP, Go, Rust (``Type.method`` for an ``impl`` block's functions), TypeScript and
 JavaScript (functions, methods, and a variable or member assigned an arrow or function
-expression: ``exports.main``, ``Runner.prototype.run``), Ruby and
-C# (namespaces not in the symbol) are known.
+expression: ``exports.main``, ``Runner.prototype.run``), Ruby, C#
+(namespaces not in the symbol), Kotlin (a companion object is ``Companion``) and Swift (an
+extension's functions are its type's) are known.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ CALLABLES = {
     "javascript": {"function_declaration", "generator_function_declaration", "method_definition"},
     "ruby": {"method", "singleton_method"},
     "csharp": {"method_declaration", "constructor_declaration", "operator_declaration"},
+    "kotlin": {"function_declaration"},
+    "swift": {"function_declaration", "init_declaration"},
 }
 # a variable bound to one of these is a callable (``const f = () => {}``)
 FUNCTION_VALUES = {"arrow_function", "function_expression", "function", "generator_function"}
@@ -54,6 +57,8 @@ CONTAINERS = {
     "javascript": {"class_declaration", "class"},
     "ruby": {"class", "module"},
     "csharp": {"class_declaration", "struct_declaration", "interface_declaration", "record_declaration"},
+    "kotlin": {"class_declaration", "object_declaration", "companion_object"},
+    "swift": {"class_declaration", "protocol_declaration"},  # classes, structs, enums, extensions
 }
 IMPORT_LINE = {
     "go": re.compile(r"^\s*(?:import\b|package\s|\"[\w./-]+\"\s*$|\w+\s+\"[\w./-]+\"\s*$|\)\s*$)"),
@@ -65,6 +70,8 @@ IMPORT_LINE = {
     "javascript": re.compile(r"^\s*(?:import\b|export\s+(?:\*|\{[^}]*\})\s+from\b|(?:const|let|var)\s+[\w{}\s,]+=\s*require\()"),
     "ruby": re.compile(r"^\s*(?:require|require_relative|autoload)\b"),
     "csharp": re.compile(r"^\s*(?:using\s|namespace\s)"),
+    "kotlin": re.compile(r"^\s*(?:import|package)\s"),
+    "swift": re.compile(r"^\s*(?:@testable\s+)?import\s"),
 }
 COMMENT_LINE = re.compile(r"^\s*(?:#|//|/\*|\*|\*/|\"\"\"|''')")
 
@@ -87,8 +94,10 @@ def definitions(language: str, text: bytes) -> list[Def]:
         n = node.child_by_field_name("left" if node.type == "assignment_expression" else "name")
         if n is None and node.type == "impl_item":  # Rust: the type the block implements
             n = node.child_by_field_name("type")
+        if n is None:  # Kotlin's grammar has no field names: the first identifier child
+            n = next((c for c in node.children if c.type in ("simple_identifier", "type_identifier")), None)
         if n is None:
-            return "?"
+            return "Companion" if node.type == "companion_object" else "?"
         return re.sub(r"<.*", "", text[n.start_byte:n.end_byte].decode("utf-8", "replace"))
 
     def bound_function(node) -> bool:

@@ -95,6 +95,12 @@ def test_go_methods_are_named_by_their_receiver_type() -> None:
     ("csharp", b"namespace RestSharp {\n  public class RestClient {\n    public RestClient(string url) { }\n"
                b"    public void Dispose() {\n    }\n  }\n}\n",
      [("RestClient.RestClient", 3, 3), ("RestClient.Dispose", 4, 5)]),
+    ("kotlin", b"package a\nclass Foo(val x: Int) {\n  fun bar(y: Int): Int { return y }\n  companion object {\n"
+               b"    fun create(): Foo = Foo(1)\n  }\n}\nfun top() {}\n",
+     [("Foo.bar", 3, 3), ("Foo.Companion.create", 5, 5), ("top", 8, 8)]),
+    ("swift", b"import Foundation\npublic final class Session {\n    public init(x: Int) { }\n"
+              b"    func request(_ url: String) -> Int { return 1 }\n}\nextension Session { func more() {} }\n",
+     [("Session.init", 3, 3), ("Session.request", 4, 4), ("Session.more", 6, 6)]),
 ])
 def test_definitions_in_other_languages(language: str, src: bytes, expected: list) -> None:
     """Nested callables are not gold; an impl block, class or module names its callables;
