@@ -56,7 +56,8 @@ VARIANTS = [
 
 def export(gitdir: str, repo: str, corpora: Path) -> None:
     """The whole tree of the records' snapshot commit into ``corpora/<repo>/`` (every blob,
-    export-ignore attributes not applied; symlinks left out)."""
+    export-ignore attributes not applied; symlinks left out, and blobs the clone lacks: a
+    partial mirror leaves its largest files out, such as AutoMapper's ``nuget.exe``)."""
     snap = json.loads((GOLDEN / f"{repo}.jsonl").read_text(encoding="utf-8").splitlines()[0])["snapshot"]
     out = corpora / repo
     listing = subprocess.run(["git", "-C", gitdir, "ls-tree", "-r", "-z", snap], check=True,
@@ -66,10 +67,13 @@ def export(gitdir: str, repo: str, corpora: Path) -> None:
         mode, kind, sha = meta.split()
         if kind != b"blob" or mode == b"120000":
             continue
+        blob = subprocess.run(["git", "-C", gitdir, "cat-file", "blob", sha.decode()], capture_output=True)
+        if blob.returncode != 0:
+            print(f"{repo}: {path.decode()} not in the clone, left out", file=sys.stderr)
+            continue
         dest = out / path.decode()
         dest.parent.mkdir(parents=True, exist_ok=True)
-        dest.write_bytes(subprocess.run(["git", "-C", gitdir, "cat-file", "blob", sha.decode()], check=True,
-                                        capture_output=True).stdout)
+        dest.write_bytes(blob.stdout)
 
 
 def measure(variants: list[str], golden: Path, corpora: Path, cache: Path) -> dict:
