@@ -222,6 +222,33 @@ def test_decorator_and_leading_comments_belong_to_the_definition():
     assert "/// Errors the inventory can return.\n#[derive(Debug, Clone, PartialEq)]\npub enum" in e.text
 
 
+_PAD = "\n".join(f"  const v{i} = {i} * 2;" for i in range(40))
+
+
+@pytest.mark.parametrize("path, head, doc_joins", [
+    # express: a JSDoc block, a blank line, the member it documents
+    ("res.js", "/**\n * Set Link header field with the given `links`.\n * @public\n */\n\n", True),
+    ("res.js", "/**\n * Two blank lines still document it.\n */\n\n\n", True),
+    ("res.js", "/**\n * Three blank lines do not.\n */\n\n\n\n", False),
+    ("res.js", "/*************/\n/** SECTION **/\n/*************/\n\n", False),  # a banner
+    ("res.js", "/**\n * @license MIT\n */\n\n", False),  # a file header
+    ("res.js", "// a line comment, a blank line: not documentation\n\n", False),
+    ("lib.rs", "/// Returns the input unchanged.\n\n", True),
+])
+def test_a_doc_comment_documents_the_definition_across_blank_lines(path, head, doc_joins):
+    """A doc comment (``/** ... */``, ``///``) separated from its definition by a blank line or
+    two belongs to it; banners, file headers, plain comments and a wider gap do not."""
+    if path.endswith(".rs"):
+        body = "fn link(x: u32) -> u32 {\n" + "\n".join(f"    let v{i} = x * {i};" for i in range(40)) + "\n    x\n}\n"
+    else:
+        body = "res.links = function (links) {\n" + _PAD + "\n  return this;\n};\n"
+    text = "const before = 1;\n\n" + head + body
+    chunks = chunk_file(path, text, budget=Budget(max_bytes=2000, min_bytes=0))
+    assert "".join(c.text for c in chunks) == text
+    [fn] = [c for c in chunks if c.symbol in ("res.links", "link")]
+    assert fn.text.startswith(head.lstrip("\n") if doc_joins else body), fn.text[:80]
+
+
 def test_class_too_big_is_split_into_header_and_members():
     _, chunks = chunks_of("sample.py", Budget(max_bytes=250, min_bytes=60))
     by_symbol = {}

@@ -17,6 +17,7 @@ that are too big are descended into, so the cost stays close to the parse itself
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .budget import Sizer
@@ -70,6 +71,28 @@ def _items(children: list[Any]) -> list[Item]:
     return out
 
 
+# A doc comment documents the declaration after it across blank lines (JSDoc, Javadoc, KDoc,
+# PHPDoc, Doxygen ``/** ... */``; Rust, C#, Swift and Zig ``///``): at most this many between.
+DOC_GAP_LINES = 2
+_DOC_OPEN = (b"/**", b"///")
+_NOT_DOC = (b"/***", b"////", b"/**/")
+# a file's header, not its first declaration's documentation
+_FILE_HEADER = re.compile(rb"@(?:license|copyright|file|fileoverview|module|packageDocumentation|preserve)\b|"
+                          rb"\bCopyright\b|\bSPDX-License", re.IGNORECASE)
+
+
+def _doc_comment(items: list[Item]) -> bool:
+    """Are ``items`` one doc comment (consecutive ``/**`` or ``///`` comments) that does not
+    head the file?"""
+    for it in items:
+        if not it[4] & COMMENT:
+            return False
+        text = it[3].text or b""
+        if not text.startswith(_DOC_OPEN) or text.startswith(_NOT_DOC) or _FILE_HEADER.search(text):
+            return False
+    return True
+
+
 def _groups(items: list[Item], lo: int, hi: int, cap: int = 0) -> list[Group]:
     """Group items so that boundaries fall only at line starts no item spans across.
 
@@ -77,7 +100,9 @@ def _groups(items: list[Item], lo: int, hi: int, cap: int = 0) -> list[Group]:
     definition (a node other than a comment spans several lines, a node type says
     function/class/section, or it opens with an attribute or signature line such as
     Haskell's ``f :: Int -> Int``). Comments and attributes directly above the next group
-    (no blank line) join it. With ``cap``, runs of one-line plain statements are coalesced
+    (no blank line) join it, and so does a doc comment up to ``DOC_GAP_LINES`` blank lines above
+    it (express's ``/** ... */``, a blank line, ``res.links = function``). With ``cap``, runs of
+    one-line plain statements are coalesced
     up to ``cap`` bytes: they would be packed together anyway, and fewer groups cost less.
     """
     groups: list[Group] = []
@@ -88,7 +113,9 @@ def _groups(items: list[Item], lo: int, hi: int, cap: int = 0) -> list[Group]:
         srow, lrow, ls, _node, flags = it
         item_trivia = flags & TRIVIA
         item_def = flags & DEF
-        if cur is not None and srow > maxrow and not (trivia and srow == maxrow + 1):
+        if cur is not None and srow > maxrow and not (trivia and (
+                srow == maxrow + 1 or (srow - maxrow <= DOC_GAP_LINES + 1 and not item_trivia
+                                       and _doc_comment(cur[2])))):
             if plain and srow == lrow and ls - cur[0] <= cap and not item_trivia and not item_def:
                 cur[2].append(it)
                 maxrow = lrow
