@@ -79,6 +79,13 @@ CASES = [
     ("vitest.config.ts", "build"), ("packages/vitest/vitest.config.ts", "build"),
     ("webpack.config.prod.js", "build"), ("jest.config.base.json", "build"), ("eslint.config.mjs", "config"),
     ("test/vitest.config.ts", "test"), ("src/app/app.config.ts", "source"), ("src/config.ts", "source"),
+    # v7: Xcode projects, fastlane, Carthage and CocoaPods files, build scripts are build files
+    ("Kingfisher.xcodeproj/project.pbxproj", "build"), ("App.xcodeproj/xcshareddata/xcschemes/App.xcscheme", "build"),
+    ("App.xcworkspace/contents.xcworkspacedata", "build"), ("Configs/Base.xcconfig", "build"),
+    ("App.xcodeproj/project.xcworkspace/xcshareddata/IDEWorkspaceChecks.plist", "build"),
+    ("fastlane/Fastfile", "build"), ("Cartfile", "build"), ("Podfile.lock", "build"), ("Build.ps1", "build"),
+    ("build.sh", "build"), ("build.cake", "build"), ("_appveyor/install.ps1", "build"),
+    ("Sources/App/AppDelegate.swift", "source"), ("src/builder.sh", "source"),
     # generated and vendored
     ("vendor/github.com/pkg/errors/errors.go", "generated"), ("node_modules/lodash/index.js", "generated"),
     ("api/service_pb2.py", "generated"), ("api/service.pb.go", "generated"),
@@ -105,6 +112,15 @@ def test_role_by_convention(path: str, role: str) -> None:
 def test_generated_marker_in_the_head(head: str) -> None:
     assert file_role("pkg/api/client.go", head) == "generated"
     assert file_role("pkg/api/notes.md", head) == "docs"  # prose that quotes a marker is not code
+
+
+def test_kotlin_api_dump_is_generated() -> None:
+    dump = "public final class okhttp3/Address {\n\tpublic final fun -deprecated_dns ()Lokhttp3/Dns;\n"
+    assert file_role("okhttp/api/okhttp.api", dump) == "generated"
+    assert file_role("okhttp/api/okhttp.api", "public abstract interface class okhttp3/Authenticator {\n") == "generated"
+    # go-zero's .api files are the source its code is generated from
+    assert file_role("service/user/api/user.api", 'syntax = "v1"\n\ntype LoginReq {\n') == "source"
+    assert file_role("okhttp/api/okhttp.api") == "source"  # without the head nothing says so
 
 
 @pytest.mark.parametrize("head", [

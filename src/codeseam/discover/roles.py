@@ -10,7 +10,8 @@ role            recognised by
 ``generated``   vendored trees (``vendor/``, ``third_party/``, ``node_modules/``, ...);
                 generated names (``*_pb2.py``, ``*.pb.go``, ``*.generated.*``, ``*.d.ts``
                 under ``dist/``); a generated-code marker in the first lines (Go's
-                ``Code generated ... DO NOT EDIT.``, ``@generated``, "auto-generated")
+                ``Code generated ... DO NOT EDIT.``, ``@generated``, "auto-generated");
+                Kotlin's API dumps (``api/okhttp.api``)
 ``fixture``     test data: ``fixtures/``, ``testdata/``, ``__snapshots__/``, ``*.snap``,
                 ``test-data/``; non-code files inside a test folder
 ``test``        test folders (``test/``, ``tests/``, ``__tests__/``, ``spec/``, ``e2e/``,
@@ -28,11 +29,13 @@ role            recognised by
                 plain-text prose files such as ``README``/``CONTRIBUTING``/``LICENSE``) and
                 documentation folders (``docs/``, ``doc/``, ``documentation/``, ``man/``)
 ``build``       build and packaging files, maintenance scripts (``scripts/``, ``hack/``,
-                ``ci/``), and (``Makefile``, ``CMakeLists.txt``, ``setup.py``,
+                ``ci/``, ``fastlane/``), Xcode projects (``Foo.xcodeproj/project.pbxproj``),
+                and (``Makefile``, ``CMakeLists.txt``, ``setup.py``,
                 ``pyproject.toml``, ``Cargo.toml``, ``go.mod``, ``package.json``,
                 ``build.rs``, ``Dockerfile``, ``*.gradle``, ``pom.xml``, ``*.gemspec``, ``*.csproj``,
                 ``*.cabal``, ``pubspec.yaml``, ``build.zig``, bundler and test-runner configs
-                (``vite.config.ts``, ``jest.config.js``), ``requirements*.txt``)
+                (``vite.config.ts``, ``jest.config.js``), ``requirements*.txt``, ``build.ps1``,
+                ``build.sh``, ``Cartfile``)
 ``locale``      translation tables: ``locales/``, ``locale/``, ``i18n/``, ``l10n/``,
                 ``translations/`` and gettext/XLIFF catalogues (``*.po``, ``*.pot``,
                 ``*.xlf``, ``*.xliff``); the messages of one language each, data that
@@ -82,7 +85,10 @@ __all__ = ["ROLES", "ROLES_VERSION", "SOURCE", "file_role", "HEAD_CHARS"]
 #    Gradle and Maven wrappers); a tool's ``<tool>.config.{js,ts,...}`` is that tool's file
 #    wherever it sits (``vitest.config.ts`` and ``webpack.config.mjs`` build, ``eslint.config.js``
 #    config), not source.
-ROLES_VERSION = 6
+# 7: Xcode project bundles (``Foo.xcodeproj/project.pbxproj``, ``*.xcscheme``, ``*.xcconfig``),
+#    fastlane and AppVeyor folders, Carthage/CocoaPods/Cake files and ``build.{sh,ps1,cmd}`` are
+#    build files; Kotlin's binary-compatibility dumps (``api/okhttp.api``) are generated.
+ROLES_VERSION = 7
 SOURCE = "source"
 
 _GENERATED_DIRS = frozenset({"vendor", "vendored", "third_party", "thirdparty", "third-party",
@@ -98,7 +104,9 @@ _EXAMPLE_DIRS = frozenset({"example", "examples", "_examples", "sample", "sample
 _CHANGELOG_DIRS = frozenset({"changelog.d", ".changeset", ".changesets", "changes", "whatsnew",
                              "release-notes", "release_notes", "changelogs", "newsfragments"})
 # Maintenance scripts and CI helpers: the nearest role is build (not the product's code).
-_BUILD_DIRS = frozenset({"scripts", "script", "hack", "ci", ".ci", "tasks"})
+_BUILD_DIRS = frozenset({"scripts", "script", "hack", "ci", ".ci", "tasks", "_appveyor", "appveyor", "fastlane"})
+# Xcode's project bundles (``Foo.xcodeproj/project.pbxproj``, ``Foo.xcworkspace/contents.xcworkspacedata``).
+_BUILD_DIR_SUFFIXES = (".xcodeproj", ".xcworkspace")
 _DOC_DIRS = frozenset({"docs", "doc", "documentation", "man", "_docs", "site-docs", "wiki"})
 
 _CHANGELOG_NAME = re.compile(
@@ -167,10 +175,13 @@ _BUILD_NAMES = frozenset({
     "pnpm-workspace.yaml", "nx.json", "turbo.json", "tsup.config.ts", "cargo.lock", "pubspec.yaml",
     "build.zig", "build.zig.zon", "directory.build.props", "directory.build.targets", "deps.edn",
     "stack.yaml", "dune-project", "shard.yml", "pipfile", "gradlew", "gradlew.bat", "mvnw", "mvnw.cmd",
+    "cartfile", "cartfile.resolved", "podfile.lock", "brewfile", "mintfile", "dangerfile", "build.ps1",
+    "build.sh", "build.cmd", "build.bat", "build.cake", "psakefile.ps1",
 })
 _BUILD_EXT = frozenset({".mk", ".cmake", ".gradle", ".bzl", ".nix", ".dockerfile", ".gemspec", ".podspec",
                         ".nuspec", ".cabal", ".opam", ".rockspec", ".csproj", ".fsproj", ".vbproj", ".sln",
-                        ".props", ".targets"})
+                        ".props", ".targets", ".pbxproj", ".xcscheme", ".xcworkspacedata", ".xcconfig",
+                        ".cake"})
 # ``<tool>.config.<ext>``: a build or test tool's configuration, written as code.
 _TOOL_CONFIG = re.compile(
     r"^(?:(vitest|vite|jest|karma|playwright|cypress|webpack|rollup|esbuild|tsup|tsdown|babel|postcss|"
@@ -189,6 +200,9 @@ _GENERATED_MARK = re.compile(
     r"(\b(this|the) (file|code) (is|was|has been) (automatically |auto-?)?generated\b)|"
     r"(\bauto-?generated (file|code)\b)|(\bgenerated by\b.{0,100}?\b(do not|don't) (edit|modify))",
     re.IGNORECASE | re.DOTALL)
+# A JVM library's public API as dumped by Kotlin's binary-compatibility validator (``api/okhttp.api``:
+# ``public final class okhttp3/Address {``, class names with slashes); not go-zero's ``.api`` sources.
+_API_DUMP = re.compile(r"^(?:public|protected) (?:[a-z]+ )*?(?:class|interface|enum|annotation) [\w$]+/")
 HEAD_CHARS = 1500  # how much of a file's start the generated-code marker is looked for in
 
 
@@ -210,7 +224,8 @@ def file_role(path: str, head: str = "") -> str:
     dirset = set(dirs)
     code = suffix in _CODE_EXT
     if dirset & _GENERATED_DIRS or _GENERATED_NAME.search(name) or (
-            dirs[:1] == ["dist"] and code):
+            dirs[:1] == ["dist"] and code) or (
+            suffix == ".api" and _API_DUMP.match(head)):
         return "generated"
     if head and code and _GENERATED_MARK.search(head[:HEAD_CHARS]):
         return "generated"
@@ -234,7 +249,7 @@ def file_role(path: str, head: str = "") -> str:
         return "build" if tool.group(1) else "config"
     if lname in _BUILD_NAMES or suffix in _BUILD_EXT or lname.startswith("dockerfile") or (
             suffix in (".txt", ".in") and (lname.startswith("requirements") or "requirements" in dirset)) or (
-            dirset & _BUILD_DIRS):
+            dirset & _BUILD_DIRS) or any(d.endswith(_BUILD_DIR_SUFFIXES) for d in dirs):
         return "build"
     if dirset & _DOC_DIRS or suffix in _DOC_EXT or (not suffix and _DOC_NAMES.match(name)):
         return "docs"
