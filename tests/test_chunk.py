@@ -482,3 +482,22 @@ def test_no_piece_of_a_routine_rides_with_another_routine() -> None:
                 r = r.split("@")[0]
                 assert held == partial and (c.symbol == r or c.symbol.startswith(r + ".")), (
                     name, c.start_line, c.end_line, c.symbol, held)
+
+
+_LONG = "\n".join(f"        const v{i} = x * {i} + compute(v{i}, x, {i});" for i in range(150))
+
+
+@pytest.mark.parametrize("path, src, symbol", [
+    ("m.zig", "const Manager = struct {\n    pub fn resolve(\n        self: *Manager,\n        x: u32,\n    ) error{ Canceled }!u32 {\n"
+     + _LONG + "\n        return x;\n    }\n};\n", "Manager.resolve"),
+    ("o.dart", "class Options {\n  /// Copies it.\n  Options copyWith({\n    int? x,\n    String? method,\n  }) {\n"
+     + _LONG.replace("const", "final") + "\n    return this;\n  }\n}\n", "Options.copyWith"),
+])
+def test_a_split_routine_with_a_long_signature_keeps_its_name(path, src, symbol):
+    """A routine too big for one chunk whose signature spans lines is split; its signature node
+    (Zig's ``FnProto``, Dart's ``function_signature``) met again inside it is the same routine,
+    not one nested in it: every piece is ``Manager.resolve`` (a method), never
+    ``Manager.resolve.resolve``."""
+    chunks = chunk_file(path, src)
+    assert len(chunks) > 2 and "".join(c.text for c in chunks) == src
+    assert {(c.symbol, c.kind) for c in chunks} == {(symbol, "method")}

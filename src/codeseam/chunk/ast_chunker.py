@@ -189,11 +189,19 @@ def _group_def(items: list[Item], data: bytes, data_lang: bool, scope: Def | Non
         def_node, name, kind = nodes[0], sib[0], sib[1]
     else:
         def_node, name, kind = found
-    if scope is not None and def_node.id == scope.node.id:
+    if scope is not None and (def_node.id == scope.node.id or _seen_again(def_node, name, scope)):
         return None
     # the signature starts after leading comments, at decorators
     sig_start = max(start, nodes[0].start_byte) if nodes else start
     return make_def(name, kind, scope, start, sig_start, def_node, data)
+
+
+def _seen_again(node: Any, name: str, scope: Def) -> bool:
+    """Is ``node`` the routine being split, met again through a part of it (Zig's and Dart's
+    signature nodes inside the declaration: ``resolveConfiguration`` was named
+    ``resolveConfiguration.resolveConfiguration`` in every piece)?"""
+    return (scope.kind in ("function", "method") and name == scope.name
+            and scope.node.start_byte <= node.start_byte and node.end_byte <= scope.node.end_byte)
 
 
 def _parts_of(node: Any, scope: Def) -> bool:
