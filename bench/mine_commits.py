@@ -17,8 +17,9 @@ names and the callable's, dotted (Go: ``Receiver.Method``, the receiver type wit
 Python, Java, PHP, Go, Rust (``Type.method`` for an ``impl`` block's functions), TypeScript and
 JavaScript (functions, methods, and a variable or member assigned an arrow or function
 expression: ``exports.main``, ``Runner.prototype.run``), Ruby, C#
-(namespaces not in the symbol), Kotlin (a companion object is ``Companion``) and Swift (an
-extension's functions are its type's) are known.
+(namespaces not in the symbol), Kotlin (a companion object is ``Companion``), Swift (an
+extension's functions are its type's), C and C++ (the declarator's name: ``Foo::bar`` is
+``Foo.bar``, a method defined in its class ``Foo.bar`` too; namespaces not in the symbol) are known.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ CALLABLES = {
     "csharp": {"method_declaration", "constructor_declaration", "operator_declaration"},
     "kotlin": {"function_declaration"},
     "swift": {"function_declaration", "init_declaration"},
+    "c": {"function_definition"},
+    "cpp": {"function_definition"},
 }
 # a variable bound to one of these is a callable (``const f = () => {}``)
 FUNCTION_VALUES = {"arrow_function", "function_expression", "function", "generator_function"}
@@ -59,6 +62,8 @@ CONTAINERS = {
     "csharp": {"class_declaration", "struct_declaration", "interface_declaration", "record_declaration"},
     "kotlin": {"class_declaration", "object_declaration", "companion_object"},
     "swift": {"class_declaration", "protocol_declaration"},  # classes, structs, enums, extensions
+    "c": set(),
+    "cpp": {"class_specifier", "struct_specifier"},  # namespaces not in the symbol
 }
 IMPORT_LINE = {
     "go": re.compile(r"^\s*(?:import\b|package\s|\"[\w./-]+\"\s*$|\w+\s+\"[\w./-]+\"\s*$|\)\s*$)"),
@@ -72,7 +77,11 @@ IMPORT_LINE = {
     "csharp": re.compile(r"^\s*(?:using\s|namespace\s)"),
     "kotlin": re.compile(r"^\s*(?:import|package)\s"),
     "swift": re.compile(r"^\s*(?:@testable\s+)?import\s"),
+    "c": re.compile(r"^\s*#\s*include\b"),
+    "cpp": re.compile(r"^\s*(?:#\s*include\b|using\s+namespace\s|import\s)"),
 }
+# C and C++: the declarator chain down to the name (``static int *f(void)``, ``Foo::bar``)
+_C_NAMES = {"identifier", "field_identifier", "qualified_identifier", "destructor_name", "operator_name"}
 COMMENT_LINE = re.compile(r"^\s*(?:#|//|/\*|\*|\*/|\"\"\"|''')")
 
 
@@ -91,6 +100,12 @@ def definitions(language: str, text: bytes) -> list[Def]:
     out: list[Def] = []
 
     def name_of(node) -> str:
+        if language in ("c", "cpp") and node.type == "function_definition":
+            d = node.child_by_field_name("declarator")
+            while d is not None and d.type not in _C_NAMES:
+                d = d.child_by_field_name("declarator")
+            name = text[d.start_byte:d.end_byte].decode("utf-8", "replace") if d is not None else "?"
+            return re.sub(r"<[^<>]*>", "", name).replace("::", ".")
         n = node.child_by_field_name("left" if node.type == "assignment_expression" else "name")
         if n is None and node.type == "impl_item":  # Rust: the type the block implements
             n = node.child_by_field_name("type")

@@ -101,6 +101,12 @@ def test_go_methods_are_named_by_their_receiver_type() -> None:
     ("swift", b"import Foundation\npublic final class Session {\n    public init(x: Int) { }\n"
               b"    func request(_ url: String) -> Int { return 1 }\n}\nextension Session { func more() {} }\n",
      [("Session.init", 3, 3), ("Session.request", 4, 4), ("Session.more", 6, 6)]),
+    ("c", b"#include <stdio.h>\nstatic int *alloc(size_t n)\n{\n    return NULL;\n}\n"
+          b"#ifdef HAVE_X\nvoid cJSON_Delete(cJSON *item) { }\n#endif\nint (*table[2])(void);\n",
+     [("alloc", 2, 5), ("cJSON_Delete", 7, 7)]),
+    ("cpp", b"#include <string>\nnamespace fmt {\nclass Writer {\n public:\n  void write(int x) { }\n  ~Writer() {}\n};\n"
+            b"template <typename T> T Writer::get() const {\n  return T();\n}\n}\n",
+     [("Writer.write", 5, 5), ("Writer.~Writer", 6, 6), ("Writer.get", 8, 10)]),
 ])
 def test_definitions_in_other_languages(language: str, src: bytes, expected: list) -> None:
     """Nested callables are not gold; an impl block, class or module names its callables;
