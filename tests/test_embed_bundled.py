@@ -184,7 +184,7 @@ def test_a_fresh_process_builds_and_embeds_without_torch(tmp_path, onnx_emb, pre
         assert got["id"] == "bundled:all-MiniLM-L6-v2"
         assert np.allclose(got["v"], onnx_emb.embed_documents([QUERY])[0], atol=1e-6)
     else:
-        assert got["id"] == "bundled:all-MiniLM-L6-v2@int8-mm-keepffn2"
+        assert got["id"] == "bundled:all-MiniLM-L6-v2@int8-mm-keepffn2-r7"
         assert cosines(np.asarray(got["v"]), onnx_emb.embed_documents([QUERY])[0]) >= 0.99
     assert list(tmp_path.glob("models/onnx/*-f3/meta.json"))
 
@@ -218,7 +218,7 @@ def test_int8_without_sympy_names_the_extra_and_a_derived_graph_needs_none(tmp_p
     assert "codeseam[int8]" in no_sympy["error"]
     derived = json.loads(_blocked(("torch", "transformers", "sentence_transformers"), body).stdout)
     again = json.loads(_blocked(("torch", "transformers", "sentence_transformers", "sympy"), body).stdout)
-    assert derived["id"] == again["id"] == "bundled:all-MiniLM-L6-v2@int8-mm-keepffn2"
+    assert derived["id"] == again["id"] == "bundled:all-MiniLM-L6-v2@int8-mm-keepffn2-r7"
     assert np.allclose(derived["v"], again["v"], atol=1e-6)
 
 

@@ -12,8 +12,9 @@ time. What pays is int8 weights, chosen so that retrieval does not move:
   ``EmbedLayerNormalization``, ``SkipLayerNormalization``, ``BiasGelu``), which needs the
   classic eager-attention pattern (``bert_onnx`` writes the graph that way);
 - then the weights of the ``MatMul`` nodes are quantised dynamically (int8, **per output
-  channel**; activations quantised per batch at run time): the attention output projection
-  and the feed-forward up-projection of every layer;
+  channel**, in 7 bits so that AVX2-only CPUs do not saturate: ``RECIPES``; activations
+  quantised per batch at run time): the attention output projection and the feed-forward
+  up-projection of every layer;
 - the feed-forward down-projections (``layer.N/output/dense``) stay fp32: their inputs (after
   GELU) carry the outliers that per-tensor activation quantisation handles worst; so do the
   fused attention's Q/K/V weights, the word embeddings (a lookup) and the layer norms.
@@ -38,14 +39,21 @@ from collections.abc import Iterator
 
 log = logging.getLogger(__name__)
 
-# name -> (op types quantised, node-name patterns kept fp32). Weights per output channel, int8.
-RECIPES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "mm-attn-keepffn2": (("MatMul", "Attention"), (r"/layer\.\d+/output/dense/MatMul$",)),
-    "mm-keepffn2": (("MatMul",), (r"/layer\.\d+/output/dense/MatMul$",)),
-    "mm-attn": (("MatMul", "Attention"), ()),
-    "ffn1": (("MatMul",), (r"/layer\.\d+/output/dense/MatMul$", r"/attention/output/dense/MatMul$")),
+# name -> (op types quantised, node-name patterns kept fp32, weights in 7 bits). Weights per
+# output channel, int8. "7 bits" is ONNX Runtime's reduce_range: on x86 CPUs without VNNI
+# (AVX2 only) its u8s8 kernels multiply-add pairs into int16 (VPMADDUBSW), which saturates
+# with full-range weights; with weights in [-64, 63] no pair can. Measured on an AVX2-only
+# AMD EPYC (bench/results/embed-speed.md): mm-keepffn2 cosine to fp32 0.9946 min / 0.9969
+# mean and the same best chunk for 8 of tests/test_embed_quality.py's 10 queries, where a
+# VNNI machine had given 0.997 / 0.998; mm-keepffn2-r7 0.9965 / 0.9981 and 10 of 10.
+RECIPES: dict[str, tuple[tuple[str, ...], tuple[str, ...], bool]] = {
+    "mm-attn-keepffn2": (("MatMul", "Attention"), (r"/layer\.\d+/output/dense/MatMul$",), False),
+    "mm-keepffn2": (("MatMul",), (r"/layer\.\d+/output/dense/MatMul$",), False),
+    "mm-keepffn2-r7": (("MatMul",), (r"/layer\.\d+/output/dense/MatMul$",), True),
+    "mm-attn": (("MatMul", "Attention"), (), False),
+    "ffn1": (("MatMul",), (r"/layer\.\d+/output/dense/MatMul$", r"/attention/output/dense/MatMul$"), False),
 }
-RECIPE = "mm-keepffn2"  # the one codeseam uses; a change of recipe needs a new embedder id
+RECIPE = "mm-keepffn2-r7"  # the one codeseam uses; a change of recipe needs a new embedder id
 MIN_COSINE = 0.99  # lowest cosine to the fp32 vectors over the probe texts, checked at export
 NUM_HEADS, HIDDEN = 12, 384  # all-MiniLM-L6-v2
 
@@ -54,14 +62,14 @@ def derive_int8(fp32_path: Path, dest: Path, *, recipe: str = RECIPE, num_heads:
                 hidden: int = HIDDEN) -> Path:
     """Write the int8 graph of ``fp32_path`` to ``dest`` (one self-contained file)."""
 
-    op_types, kept = RECIPES[recipe]
+    op_types, kept, seven_bits = RECIPES[recipe]
     fused = dest.with_name(dest.stem + ".fused.onnx")
     with _quiet_root_logger():
-        return _derive(fp32_path, dest, fused, op_types, kept, recipe, num_heads, hidden)
+        return _derive(fp32_path, dest, fused, op_types, kept, seven_bits, recipe, num_heads, hidden)
 
 
-def _derive(fp32_path: Path, dest: Path, fused: Path, op_types, kept, recipe: str, num_heads: int,
-            hidden: int) -> Path:
+def _derive(fp32_path: Path, dest: Path, fused: Path, op_types, kept, seven_bits: bool, recipe: str,
+            num_heads: int, hidden: int) -> Path:
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
     from onnxruntime.transformers.optimizer import optimize_model
@@ -78,7 +86,7 @@ def _derive(fp32_path: Path, dest: Path, fused: Path, op_types, kept, recipe: st
         graph = onnx.load(str(fused), load_external_data=False).graph
         keep = [n.name for n in graph.node if any(re.search(k, n.name) for k in kept)]
         quantize_dynamic(str(fused), str(dest), weight_type=QuantType.QInt8, per_channel=True,
-                         op_types_to_quantize=list(op_types), nodes_to_exclude=keep,
+                         reduce_range=seven_bits, op_types_to_quantize=list(op_types), nodes_to_exclude=keep,
                          extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
     finally:
         for p in fused.parent.glob(fused.name + "*"):
