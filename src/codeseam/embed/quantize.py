@@ -20,13 +20,14 @@ time. What pays is int8 weights, chosen so that retrieval does not move:
   fused attention's Q/K/V weights, the word embeddings (a lookup) and the layer norms.
 
 Recipes (``RECIPES``) were compared on the stdlib-dev golden set against fp32 (hybrid MRR
-0.7264): this one 0.7276, with Q/K/V quantised too 0.7095, with only the up-projection 0.717
+0.7264, on a CPU with VNNI): mm-keepffn2 0.7276, with Q/K/V quantised too 0.7095, with only the up-projection 0.717
 (rank flips between near-equal candidates: the MRR difference is not monotone in how much is
 quantised), so the recipe is judged by retrieval, not by cosine alone. Naive dynamic
 quantisation of the whole graph (per-tensor weights) ran 1.7x faster but moved vectors to a
 cosine of 0.89-0.92 from fp32; this recipe keeps the lowest cosine over corpus texts near
 0.997 (checked at export against ``MIN_COSINE`` on probe texts, and in
-tests/test_embed_quality.py over real code with a stated tolerance).
+tests/test_embed_quality.py over real code with a stated tolerance). Its 7-bit twin is the one
+used since an AVX2-only CPU broke that tolerance (``RECIPES``; bench/bench_int8.py).
 """
 
 from __future__ import annotations
