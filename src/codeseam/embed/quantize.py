@@ -44,7 +44,7 @@ log = logging.getLogger(__name__)
 # output channel, int8. "7 bits" is ONNX Runtime's reduce_range: on x86 CPUs without VNNI
 # (AVX2 only) its u8s8 kernels multiply-add pairs into int16 (VPMADDUBSW), which saturates
 # with full-range weights; with weights in [-64, 63] no pair can. Measured on an AVX2-only
-# AMD EPYC (bench/results/embed-speed.md): mm-keepffn2 cosine to fp32 0.9946 min / 0.9969
+# AMD EPYC (bench/results/int8.md): mm-keepffn2 cosine to fp32 0.9946 min / 0.9969
 # mean and the same best chunk for 8 of tests/test_embed_quality.py's 10 queries, where a
 # VNNI machine had given 0.997 / 0.998; mm-keepffn2-r7 0.9965 / 0.9981 and 10 of 10.
 RECIPES: dict[str, tuple[tuple[str, ...], tuple[str, ...], bool]] = {
