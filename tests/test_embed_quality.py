@@ -48,10 +48,17 @@ def test_int8_vectors_and_rankings_stay_within_tolerance_of_fp32(embedders):
     cos = (a * b).sum(axis=1)  # unit vectors
     assert cos.min() >= MIN_COSINE and cos.mean() >= MEAN_COSINE, (cos.min(), cos.mean())
 
+    overlaps, same_best = agreement(a, b, fp32, int8)
+    assert np.mean(overlaps) >= TOP5_OVERLAP and same_best / len(QUERIES) >= TOP1_AGREE, (overlaps, same_best)
+
+
+def agreement(a, b, fp32, int8) -> tuple[list[int], int]:
+    """For each of QUERIES, how many of the fp32 top 5 over ``a`` the int8 top 5 over ``b``
+    holds, and for how many queries the best chunk is the same (bench/bench_int8.py too)."""
     overlaps, same_best = [], 0
     for q in QUERIES:
         top_a = np.argsort(-(a @ fp32.embed_query(q)))[:5]
         top_b = np.argsort(-(b @ int8.embed_query(q)))[:5]
-        overlaps.append(len(set(top_a) & set(top_b)))
-        same_best += top_a[0] == top_b[0]
-    assert np.mean(overlaps) >= TOP5_OVERLAP and same_best / len(QUERIES) >= TOP1_AGREE, (overlaps, same_best)
+        overlaps.append(int(len(set(top_a) & set(top_b))))
+        same_best += int(top_a[0] == top_b[0])
+    return overlaps, same_best
