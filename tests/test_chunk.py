@@ -501,3 +501,22 @@ def test_a_split_routine_with_a_long_signature_keeps_its_name(path, src, symbol)
     chunks = chunk_file(path, src)
     assert len(chunks) > 2 and "".join(c.text for c in chunks) == src
     assert {(c.symbol, c.kind) for c in chunks} == {(symbol, "method")}
+
+
+def test_no_tree_sitter_node_text_is_read():
+    """Trees are parsed from a read callback (``parse.parse``, for its time limit), and
+    py-tree-sitter 0.26 can crash in ``Node.text`` for such trees (tree-sitter/py-tree-sitter#435:
+    indexing yaml-cpp's 94 headers in one process ended in a segfault in ``_doc_comment``).
+    Node text is sliced from the file's bytes instead; this keeps it so."""
+    import re
+    from pathlib import Path
+
+    import codeseam
+
+    pkg = Path(codeseam.__file__).parent
+    reads = re.compile(r"(?:node|child|\])\.text\b")
+    found = [f"{p.relative_to(pkg)}:{i}" for sub in ("chunk", "references")
+             for p in sorted((pkg / sub).glob("*.py"))
+             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if reads.search(line) and "``Node.text``" not in line]
+    assert not found, found

@@ -81,19 +81,22 @@ _FILE_HEADER = re.compile(rb"@(?:license|copyright|file|fileoverview|module|pack
                           rb"\bCopyright\b|\bSPDX-License", re.IGNORECASE)
 
 
-def _doc_comment(items: list[Item]) -> bool:
+def _doc_comment(items: list[Item], data: bytes) -> bool:
     """Are ``items`` one doc comment (consecutive ``/**`` or ``///`` comments) that does not
-    head the file?"""
+    head the file? (The text is sliced from ``data``, never read through ``Node.text``: with a
+    source given as a read callback, as ``parse`` does, py-tree-sitter 0.26 can crash there,
+    tree-sitter/py-tree-sitter#435.)"""
     for it in items:
         if not it[4] & COMMENT:
             return False
-        text = it[3].text or b""
+        node = it[3]
+        text = data[node.start_byte:node.end_byte]
         if not text.startswith(_DOC_OPEN) or text.startswith(_NOT_DOC) or _FILE_HEADER.search(text):
             return False
     return True
 
 
-def _groups(items: list[Item], lo: int, hi: int, cap: int = 0) -> list[Group]:
+def _groups(items: list[Item], lo: int, hi: int, data: bytes, cap: int = 0) -> list[Group]:
     """Group items so that boundaries fall only at line starts no item spans across.
 
     A group is ``[start, end, items, check]``; ``check``: worth looking at as a
@@ -115,7 +118,7 @@ def _groups(items: list[Item], lo: int, hi: int, cap: int = 0) -> list[Group]:
         item_def = flags & DEF
         if cur is not None and srow > maxrow and not (trivia and (
                 srow == maxrow + 1 or (srow - maxrow <= DOC_GAP_LINES + 1 and not item_trivia
-                                       and _doc_comment(cur[2])))):
+                                       and _doc_comment(cur[2], data)))):
             if plain and srow == lrow and ls - cur[0] <= cap and not item_trivia and not item_def:
                 cur[2].append(it)
                 maxrow = lrow
@@ -219,7 +222,7 @@ def ast_units(root: Any, data: bytes, sizer: Sizer, data_lang: bool) -> list[Uni
     fits = sizer.fits if sizer.limit_tokens is not None else None  # None: bytes only
     # a stack of (groups still to visit, scope): only groups too big push a frame
     stack: list[tuple[Any, Def | None]] = [
-        (iter(_groups(_items(root.named_children), 0, len(data), cap)), None)]
+        (iter(_groups(_items(root.named_children), 0, len(data), data, cap)), None)]
     while stack:
         groups, scope = stack[-1]
         for lo, hi, items, check in groups:
@@ -235,7 +238,7 @@ def ast_units(root: Any, data: bytes, sizer: Sizer, data_lang: bool) -> list[Uni
             if expanded is None:
                 units.extend(line_units(data, lo, hi, sizer, inner))
                 continue
-            stack.append((iter(_groups(expanded, lo, hi, cap)), inner))
+            stack.append((iter(_groups(expanded, lo, hi, data, cap)), inner))
             break
         else:
             stack.pop()
