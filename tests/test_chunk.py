@@ -504,10 +504,12 @@ def test_a_split_routine_with_a_long_signature_keeps_its_name(path, src, symbol)
 
 
 def test_no_tree_sitter_node_text_is_read():
-    """Trees are parsed from a read callback (``parse.parse``, for its time limit), and
-    py-tree-sitter 0.26 can crash in ``Node.text`` for such trees (tree-sitter/py-tree-sitter#435:
-    chunking yaml-cpp's 94 headers in one process ended in a segfault in ``_doc_comment``).
-    Node text is sliced from the file's bytes instead; this keeps it so."""
+    """Trees are parsed from a read callback (``parse.parse``, for its time limit), and for
+    such trees py-tree-sitter 0.26 reads ``Node.text`` from the buffers the callback returned,
+    which can be gone by then (tree-sitter/py-tree-sitter#435). With a parse input that is a
+    temporary copy (the unmerged chunker ast-8's masked bytes), chunking yaml-cpp's 94 headers in
+    one process segfaulted in ``_doc_comment`` every time; the parse input of main stays alive and
+    did not crash. Node text is sliced from the file's bytes instead; this keeps it so."""
     import re
     from pathlib import Path
 
