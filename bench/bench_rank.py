@@ -147,6 +147,29 @@ def quick_table(results: dict, names: list[str], base: str) -> str:
     return _table(head, rows)
 
 
+def movers(results: dict, names: list[str], base: str, tie: float = 0.0005) -> str:
+    """Per variant, the repositories whose score moved against ``base`` (beyond ``tie``),
+    largest first, and repos-dev's R@5 and whole@5 change: what the per-repository rule
+    reads, so that nobody has to recompute it from ``--dump``."""
+    b = scores(results, base)
+    lines = []
+    for n in names:
+        if n == base:
+            continue
+        s = scores(results, n)
+        d = compare(b, s)
+        parts = []
+        for key, label in (("repos_per_repo", "repos-dev"), ("semble_per_repo", "semble-dev")):
+            moved = sorted(((r, x) for r, x in d.get(key, {}).items() if abs(x) > tie), key=lambda rx: -abs(rx[1]))
+            if key in d:
+                parts.append(f"{label}: " + (", ".join(f"{r} {x:+.3f}" for r, x in moved) or "none moved"))
+        if "repos" in s:
+            parts.append(f"repos-dev R@5 {s['repos']['recall@5'] - b['repos']['recall@5']:+.3f}, "
+                         f"whole@5 {s['repos']['whole@5'] - b['repos']['whole@5']:+.3f}")
+        lines.append(f"- {n}: " + "; ".join(parts))
+    return "\n".join(lines)
+
+
 def _analyzer_cache(cache: Path, params: dict) -> str:
     """Patch the chunk schema's BM25 analyzer for this process and give it its own cache
     folder, with the embedding caches copied (the vectors do not depend on the analyzer)."""
@@ -390,6 +413,9 @@ def main() -> None:
         print((Path(args.out) / "rank-ablation.md").read_text())
     else:
         print(quick_table(res, names, names[0]))
+        moved = movers(res, names, names[0])
+        if moved:
+            print("\nPer repository, against " + names[0] + ":\n" + moved)
     print(f"({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
     if args.dump:
         Path(args.dump).write_text(json.dumps({n: scores(res, n, ranks=True) for n in names}, indent=1))
