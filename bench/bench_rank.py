@@ -110,7 +110,8 @@ def compare(base: dict, other: dict) -> dict:
     if "semble" in base:
         d["semble"] = other["semble"]["ndcg@10"] - base["semble"]["ndcg@10"]
         d["semble_per_repo"] = {r: other["semble"]["per_repo"][r] - v for r, v in base["semble"]["per_repo"].items()}
-        d["semble_by_category"] = {c: other["semble"][c] - base["semble"][c]
+        d["semble_by_category"] = {c: (None if other["semble"][c] is None or base["semble"][c] is None
+                                       else other["semble"][c] - base["semble"][c])  # a category none of --repos has
                                    for c in ("architecture", "semantic", "symbol")}
     heads = [d[s] for s in SETS if s in d]
     d["helps_all"] = all(x > 0 for x in heads)
