@@ -166,6 +166,57 @@ def test_definitions_found_by_the_generic_rule(name):
             assert c.symbol.startswith(c.parent + "."), c
 
 
+# Names read through a reference: a C++ method that returns a reference, defined out of line
+# (its declarator is a reference_declarator, which names no ``declarator`` field), and a Rust
+# impl for a reference type. Until ast-8 they were named "Emitter.Write(const std.string& str"
+# and "a mut Serializer" (yaml-cpp's emitter.cpp, serde_json's ser.rs).
+REFERENCE_NAMES = {
+    "emitter.cpp": ("""namespace YAML {
+Emitter& Emitter::Write(const std::string& str) {
+  if (!good())
+    return *this;
+  m_pState->StartedScalar();
+  return *this;
+}
+
+Node* Tree::Find(int key) {
+  return m_root ? m_root->Find(key) : nullptr;
+}
+
+const Node& Tree::Root() const {
+  return *m_root;
+}
+}
+""", {"YAML.Emitter.Write", "YAML.Tree.Find", "YAML.Tree.Root"}),
+    "ser.rs": ("""impl<'a, W> ser::Serializer for &'a mut Serializer<W>
+where
+    W: io::Write,
+{
+    type Ok = ();
+
+    fn serialize_bool(self, value: bool) -> Result<()> {
+        self.formatter.write_bool(&mut self.writer, value)
+    }
+}
+
+impl<'a> From<&'a Number> for &'a Number {
+    fn from(n: &'a Number) -> Self {
+        n
+    }
+}
+""", {"Serializer", "Serializer.serialize_bool", "Number.from"}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFERENCE_NAMES))
+def test_names_read_through_references(name):
+    text, expected = REFERENCE_NAMES[name]
+    chunks = chunk_file(name, text, budget=Budget(max_bytes=80, min_bytes=20))
+    symbols = {c.symbol for c in chunks}
+    assert expected <= symbols, f"{name}: missing {sorted(expected - symbols)}; got {sorted(symbols)}"
+    assert not any("(" in s or "&" in s or s.startswith("a ") for s in symbols), sorted(symbols)
+
+
 def test_twenty_two_languages_covered():
     languages = {language_label(n) for n in EXPECTED_SYMBOLS} | {"markdown", "yaml", "json"}
     code = languages - {"markdown", "yaml", "json", "toml"}

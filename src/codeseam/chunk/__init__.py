@@ -32,7 +32,10 @@ __all__ = [
 
 # Bump whenever chunk output (spans, symbols, kinds, indexed_text) changes: the index
 # stores it and asks for a rebuild when it differs.
-CHUNKER_VERSION = "ast-7"  # ast-7: a split routine met again through its own signature node keeps its name (not f.f);
+CHUNKER_VERSION = "ast-8"  # ast-8: a definition is named through a C++ reference declarator (Emitter& Emitter::Write(...):
+# Emitter.Write, not "Emitter.Write(const std.string& str") and a Rust impl for a reference type
+# (impl Serialize for &'a mut Serializer: Serializer, not "a mut Serializer");
+# ast-7: a split routine met again through its own signature node keeps its name (not f.f);
 # ast-6: a doc comment (/** */, ///) documents the definition up to two blank lines below it;
 # ast-5: a piece of a split function or method joins pieces of it only (no
 # head of one method riding with the tail of the one before); ast-4: top-level chunks named by their main definition, no names from a

@@ -112,6 +112,8 @@ def _name_node(node: Any, words: frozenset[str], data_lang: bool,
     if d is not None:
         while True:
             inner = d.child_by_field_name("declarator")
+            if inner is None:  # C++'s reference_declarator (``Emitter& Emitter::Write(...)``) names no field
+                inner = _only_declarator(d)
             if inner is None:
                 return d
             d = inner
@@ -128,12 +130,33 @@ def _name_node(node: Any, words: frozenset[str], data_lang: bool,
             or _bodiless_class(words)):
         t = node.child_by_field_name("type")
         if t is not None and t.start_point.row == node.start_point.row:
-            return t
+            return _referent(t)
         return _first_ident(node)
     p = node.child_by_field_name("pattern")
     if p is not None and p.child_count == 0 and node.child_by_field_name("body") is not None:
         return p
     return None
+
+
+def _only_declarator(node: Any) -> Any | None:
+    """The one named child of ``node`` that is a declarator, if that is all it holds."""
+    if node.named_child_count != 1:
+        return None
+    child = node.named_child(0)
+    return child if child is not None and "declarator" in type_words(child.type) else None
+
+
+def _referent(node: Any) -> Any:
+    """What a reference or pointer type refers to: Rust's ``impl Serialize for &'a mut
+    Serializer<W>`` names ``Serializer``, not ``'a mut Serializer``."""
+    for _ in range(4):
+        if type_words(node.type).isdisjoint({"reference", "pointer"}):
+            return node
+        inner = node.child_by_field_name("type")
+        if inner is None:
+            return node
+        node = inner
+    return node
 
 
 def _bodiless_class(words: frozenset[str]) -> bool:
