@@ -217,6 +217,34 @@ def test_names_read_through_references(name):
     assert not any("(" in s or "&" in s or s.startswith("a ") for s in symbols), sorted(symbols)
 
 
+# A Rust struct literal is a value, not a declaration: where a long routine is split, a
+# statement `let fp = ExtendedFloat { .. };` stayed a "class" piece named `to_f64_test.fp` until
+# ast-9 (serde_json's tests/lexical/*.rs), and the routine was cut there.
+STRUCT_LITERAL_RS = """fn to_f64_test() {
+    let mantissa = 1u64 << 63;
+    let exponent = -63i32;
+    assert_eq!(mantissa.leading_zeros(), 0);
+    let fp = ExtendedFloat {
+        mant: mantissa,
+        exp: exponent,
+    };
+    assert_eq!(fp.into_f64(), 1.0);
+    let halfway = ExtendedFloat {
+        mant: mantissa | 1,
+        exp: exponent,
+    };
+    assert_eq!(halfway.into_f64(), 1.0);
+}
+"""
+
+
+def test_a_struct_literal_is_not_a_class():
+    chunks = chunk_file("float.rs", STRUCT_LITERAL_RS, budget=Budget(max_bytes=120, min_bytes=20))
+    assert len(chunks) > 1  # the routine is split, so its statements are looked at
+    assert {(c.kind, c.symbol) for c in chunks} == {("function", "to_f64_test")}, \
+        [(c.start_line, c.kind, c.symbol) for c in chunks]
+
+
 def test_twenty_two_languages_covered():
     languages = {language_label(n) for n in EXPECTED_SYMBOLS} | {"markdown", "yaml", "json"}
     code = languages - {"markdown", "yaml", "json", "toml"}

@@ -195,7 +195,11 @@ def _value_kind(node: Any, last_child: bool = False) -> str | None:
             w = type_words(v.type)
             if not w.isdisjoint(FUNC_WORDS) and w.isdisjoint(VALUE_VETO_WORDS):
                 return "function"
-            if not w.isdisjoint(VALUE_CLASS_WORDS) and v.start_point.row != v.end_point.row:
+            # a value whose type says expression is a use, not a declaration (Rust's struct
+            # literal, `struct_expression`); Zig's `ErrorUnionExpr` still reads as a union
+            # (bench/results/rank-dropped.md: treating it so costs zls two near-ties)
+            if (not w.isdisjoint(VALUE_CLASS_WORDS) and "expression" not in w
+                    and v.start_point.row != v.end_point.row):
                 return "class"
             if v.named_child_count != 1 or not w.isdisjoint(BODY_WORDS):
                 break
