@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .vocab import (BODY_WORDS, CLASS_WORDS, DECLARATION_WORDS, FUNC_WORDS, HEADING_WORDS, SECTION_WORDS, STOP_WORDS,
-                    VALUE_CLASS_WORDS, VALUE_VETO_WORDS, VETO_WORDS, is_body_type, is_ident_type,
+                    VALUE_CLASS_VETO_WORDS, VALUE_CLASS_WORDS, VALUE_VETO_WORDS, VETO_WORDS, is_body_type, is_ident_type,
                     is_trivia_type, type_words)
 
 SIG_MAX_BYTES = 300
@@ -195,10 +195,7 @@ def _value_kind(node: Any, last_child: bool = False) -> str | None:
             w = type_words(v.type)
             if not w.isdisjoint(FUNC_WORDS) and w.isdisjoint(VALUE_VETO_WORDS):
                 return "function"
-            # a value whose type says expression is a use, not a declaration (Rust's struct
-            # literal, `struct_expression`); Zig's `ErrorUnionExpr` still reads as a union
-            # (bench/results/rank-dropped.md: treating it so costs zls two near-ties)
-            if (not w.isdisjoint(VALUE_CLASS_WORDS) and "expression" not in w
+            if (not w.isdisjoint(VALUE_CLASS_WORDS) and w.isdisjoint(VALUE_CLASS_VETO_WORDS)
                     and v.start_point.row != v.end_point.row):
                 return "class"
             if v.named_child_count != 1 or not w.isdisjoint(BODY_WORDS):

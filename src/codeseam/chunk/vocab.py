@@ -28,6 +28,9 @@ VETO_WORDS = frozenset({"if", "for", "while", "try", "with", "switch", "match", 
                         "id", "import", "open", "use", "include"})
 # A value of these types is not a function definition (``x = f()``, ``f: () => void``).
 VALUE_VETO_WORDS = frozenset({"call", "invocation", "type", "signature", "declaration"})
+# A value of these types is not a class definition: a use, not a declaration (Rust's struct
+# literal, ``struct_expression``; Zig's ``ErrorUnionExpr`` is not covered: rank-dropped.md).
+VALUE_CLASS_VETO_WORDS = frozenset({"expression"})
 # Wrapper descent stops at calls, bodies, lists, names (all vetoed words but "expression").
 STOP_WORDS = VETO_WORDS - {"expression"}
 # Type words of a node that declares something (with a class word: a class even without a
