@@ -119,18 +119,18 @@ def compare(base: dict, other: dict) -> dict:
     return d
 
 
-def quick_table(results: dict, names: list[str], base: str) -> str:
-    b = scores(results, base)
+def quick_table(scored: dict[str, dict], base: str) -> str:
+    """``scored``: each variant's ``scores``, in the order to show."""
+    b = scored[base]
     head = ["variant"]
-    if "stdlib" in results:
+    if "stdlib" in b:
         head += ["stdlib MRR", "Δ"]
-    if "repos" in results:
+    if "repos" in b:
         head += ["repos MRR@10", "Δ", "repos won/lost"]
-    if "semble" in results:
+    if "semble" in b:
         head += ["semble NDCG@10", "Δ", "arch", "sem", "sym", "semble won/lost"]
     rows = []
-    for n in names:
-        s = scores(results, n)
+    for n, s in scored.items():
         d = compare(b, s)
         row = [n]
         if "stdlib" in s:
@@ -148,16 +148,15 @@ def quick_table(results: dict, names: list[str], base: str) -> str:
     return _table(head, rows)
 
 
-def movers(results: dict, names: list[str], base: str, tie: float = 0.0005) -> str:
-    """Per variant, the repositories whose score moved against ``base`` (beyond ``tie``),
-    largest first, and repos-dev's R@5 and whole@5 change: what the per-repository rule
-    reads, so that nobody has to recompute it from ``--dump``."""
-    b = scores(results, base)
+def movers(scored: dict[str, dict], base: str, tie: float = 0.0005) -> str:
+    """Per variant (``scored``: each one's ``scores``), the repositories whose score moved
+    against ``base`` (beyond ``tie``), largest first, and repos-dev's R@5 and whole@5 change:
+    what the per-repository rule reads, so that nobody has to recompute it from ``--dump``."""
+    b = scored[base]
     lines = []
-    for n in names:
+    for n, s in scored.items():
         if n == base:
             continue
-        s = scores(results, n)
         d = compare(b, s)
         parts = []
         for key, label in (("repos_per_repo", "repos-dev"), ("semble_per_repo", "semble-dev")):
@@ -413,8 +412,9 @@ def main() -> None:
             print("wrote", p, file=sys.stderr)
         print((Path(args.out) / "rank-ablation.md").read_text())
     else:
-        print(quick_table(res, names, names[0]))
-        moved = movers(res, names, names[0])
+        scored = {n: scores(res, n) for n in names}
+        print(quick_table(scored, names[0]))
+        moved = movers(scored, names[0])
         if moved:
             print("\nPer repository, against " + names[0] + ":\n" + moved)
     print(f"({time.perf_counter() - t0:.0f} s)", file=sys.stderr)

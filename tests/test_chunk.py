@@ -590,7 +590,6 @@ def test_no_tree_sitter_node_text_is_read():
     one process segfaulted in ``_doc_comment`` every time; the parse input of main stays alive and
     did not crash. Node text is sliced from the file's bytes instead; this keeps it so."""
     import re
-    from pathlib import Path
 
     import codeseam
 
