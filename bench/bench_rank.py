@@ -50,6 +50,10 @@ def run_sets(variants: list[str], sets=SETS, cache: Path = CACHE, repos=()) -> d
         if event in ("repo", "skipped"):
             print(event, f, flush=True, file=sys.stderr)
 
+    for name, sub in (("stdlib", "stdlib"), ("repos", "rd"), ("semble", "semble")):
+        if name in sets and not (cache / sub).is_dir():  # a fresh worktree has no bench/.cache
+            print(f"no eval cache at {cache / sub}: every index of {name} is built and embedded from scratch "
+                  "(an hour or more; --cache names an existing one)", flush=True, file=sys.stderr)
     out: dict = {}
     if "stdlib" in sets:
         out["stdlib"] = run_eval(STDLIB_GOLDEN, sysconfig.get_paths()["stdlib"], variants=variants,
