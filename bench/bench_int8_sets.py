@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,8 +22,6 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import bench_rank  # noqa: E402
-from codeseam.eval.suite import run_suite  # noqa: E402
-from codeseam.settings import load_settings  # noqa: E402
 
 VARIANTS = ["hybrid-ast", "dense-ast", "bm25-ast"]
 
@@ -35,19 +32,8 @@ def main() -> None:
     ap.add_argument("--cache", default=str(ROOT / "bench" / ".cache" / "int8-sets"))
     ap.add_argument("--precision", default="int8", choices=("int8", "fp32"))
     args = ap.parse_args()
-    cache = Path(args.cache)
-    settings = load_settings({"data_dir": str(cache), "embedding_precision": args.precision}, env={})
-
-    def progress(event: str, **f) -> None:
-        if event in ("repo", "skipped"):
-            print(time.strftime("%H:%M:%S"), event, f, flush=True, file=sys.stderr)
-
-    res = {
-        "repos": run_suite(bench_rank.REPOS_SUITE, bench_rank.REPOS_ROOT, variants=VARIANTS, settings=settings,
-                           cache_dir=cache / "rd", progress=progress),
-        "semble": run_suite(bench_rank.SEMBLE_SUITE, bench_rank.SEMBLE_ROOT, variants=VARIANTS, settings=settings,
-                            cache_dir=cache / "semble", progress=progress),
-    }
+    res = bench_rank.run_sets(VARIANTS, ("repos", "semble"), Path(args.cache),
+                              overrides={"embedding_precision": args.precision})
     Path(args.out).write_text(json.dumps({n: bench_rank.scores(res, n) for n in VARIANTS}, indent=1))
 
 

@@ -43,8 +43,10 @@ CACHE = ROOT / "bench" / ".cache"
 SETS = ("stdlib", "repos", "semble")
 
 
-def run_sets(variants: list[str], sets=SETS, cache: Path = CACHE, repos=()) -> dict:
-    settings = load_settings({"data_dir": str(cache)}, env={})
+def run_sets(variants: list[str], sets=SETS, cache: Path = CACHE, repos=(), overrides: dict | None = None) -> dict:
+    """Run ``variants`` on ``sets`` over the eval indexes under ``cache``; ``overrides``: settings
+    beside the data folder (another embedder or precision builds its own indexes there)."""
+    settings = load_settings({"data_dir": str(cache), **(overrides or {})}, env={})
 
     def progress(event: str, **f) -> None:
         if event in ("repo", "skipped"):

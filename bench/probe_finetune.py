@@ -130,23 +130,12 @@ def train(src: str, out: str, steps: int, batch: int, seq: int, lr: float) -> No
 
 def evaluate(model: str, cache: str, out: str) -> None:
     import bench_rank
-    from codeseam.eval.runner import run_eval
-    from codeseam.eval.suite import run_suite
-    from codeseam.settings import load_settings
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    root = Path(cache)
-    settings = load_settings({"data_dir": str(root), "embedding_backend": "sentence-transformers",
-                              "embedding_model": model, "weak_threshold": 0.265, "embedding_threads": 2}, env={})
     variants = ["hybrid-ast", "dense-ast"]
-    res = {
-        "stdlib": run_eval(bench_rank.STDLIB_GOLDEN, sysconfig.get_paths()["stdlib"], variants=variants,
-                           settings=settings, cache_dir=root / "stdlib"),
-        "repos": run_suite(bench_rank.REPOS_SUITE, bench_rank.REPOS_ROOT, variants=variants, settings=settings,
-                           cache_dir=root / "rd", repos=REPOS_DEV),
-        "semble": run_suite(bench_rank.SEMBLE_SUITE, bench_rank.SEMBLE_ROOT, variants=variants, settings=settings,
-                            cache_dir=root / "semble", repos=SEMBLE_DEV),
-    }
+    overrides = {"embedding_backend": "sentence-transformers", "embedding_model": model, "weak_threshold": 0.265,
+                 "embedding_threads": 2}
+    res = bench_rank.run_sets(variants, bench_rank.SETS, Path(cache), tuple(REPOS_DEV + SEMBLE_DEV), overrides)
     Path(out).write_text(json.dumps({n: bench_rank.scores(res, n) for n in variants}, indent=1))
 
 
