@@ -17,7 +17,7 @@ from codeseam.embed import (BaseEmbedder, Embedder, FakeEmbedder, clear_cache, l
                             make_embedder)
 from codeseam.embed.onnx_cache import OnnxExportError, model_files_hash, pooling_mode
 from codeseam.errors import ConfigError, EmbeddingError
-from codeseam.settings import Settings
+from codeseam.settings import Settings, load_settings
 
 CODE = [
     "def retry_delay(attempt, base=0.5):\n    return base * 2 ** attempt",
@@ -158,6 +158,26 @@ def test_make_embedder_caches_one_instance_per_configuration(tmp_path):
     assert a is b and a.id == "fake:48" and a.dim == 48
     assert make_embedder(s.replace(embedding_dim=0)).id == "fake:64"
     assert make_embedder(Settings(embedding_backend="fake", data_dir=str(tmp_path))).dim == 64
+
+
+@pytest.mark.parametrize("backend,model,default", [
+    ("bundled", "", 8),  # bench/results/embed-batch.md: the fastest on two kinds of CPU
+    ("openai", "m", 32),  # texts per HTTP request
+    ("fake", "", 32),
+])
+def test_batch_size_is_the_backends_own_unless_set(tmp_path, backend, model, default):
+    clear_cache()
+    s = Settings(embedding_backend=backend, embedding_model=model, data_dir=str(tmp_path))
+    assert s.embedding_batch == 0
+    assert make_embedder(s).batch_size == default
+    assert make_embedder(s.replace(embedding_batch=5)).batch_size == 5
+
+
+def test_batch_size_from_the_environment_and_its_bounds(tmp_path):
+    s = load_settings({"data_dir": str(tmp_path)}, env={"RAG_EMBEDDING_BATCH": "16"})
+    assert s.embedding_batch == 16
+    with pytest.raises(ConfigError, match="embedding_batch"):
+        load_settings({"data_dir": str(tmp_path), "embedding_batch": -1}, env={})
 
 
 @pytest.mark.parametrize("changes,error,needle", [

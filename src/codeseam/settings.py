@@ -56,7 +56,7 @@ class Settings:
     embedding_model: str = ""  # model name/path (sentence-transformers, openai), or preset
     embedding_base_url: str = ""
     embedding_api_key: str = ""
-    embedding_batch: int = 32
+    embedding_batch: int = 0  # texts per model call or request; 0 -> the backend's own (bundled 8)
     embedding_dim: int = 0  # 0 -> known from the model / discovered from the first response
     embedding_threads: int = 0  # 0 -> the number of CPU cores this process may use
     embedding_timeout: float = 60.0  # seconds per HTTP request (openai backend)
@@ -151,7 +151,7 @@ def _validate(s: Settings) -> Settings:
         (s.fusion in ("rrf", "weighted"), "fusion must be 'rrf' or 'weighted'"),
         (0.0 <= s.dense_weight <= 1.0, "dense_weight must be within 0..1"),
         (1 <= s.k <= 100, "k must be within 1..100"),
-        (s.embedding_batch >= 1, "embedding_batch must be positive"),
+        (s.embedding_batch >= 0, "embedding_batch must be 0 (the backend's own) or positive"),
         (s.embedding_dim >= 0, "embedding_dim must be 0 (auto) or positive"),
         (s.embedding_threads >= 0, "embedding_threads must be 0 (auto) or positive"),
         (s.embedding_timeout > 0, "embedding_timeout must be positive"),

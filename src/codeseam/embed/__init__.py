@@ -65,8 +65,10 @@ def clear_cache() -> None:
 
 def _build(s: Settings) -> Embedder:
     backend = s.embedding_backend
+    # texts per model call or request: each backend has its own default (``embedding_batch`` 0)
+    batch: dict[str, Any] = {"batch_size": s.embedding_batch} if s.embedding_batch > 0 else {}
     if backend == "fake":
-        return FakeEmbedder(dim=s.embedding_dim or 64, batch_size=s.embedding_batch)
+        return FakeEmbedder(dim=s.embedding_dim or 64, **batch)
     if backend == "bundled":
         from .bundled import NAME, BundledEmbedder
 
@@ -75,21 +77,19 @@ def _build(s: Settings) -> Embedder:
                 f"the bundled embedding backend has one model ({NAME}), not {s.embedding_model!r}",
                 hint="use RAG_EMBEDDING_BACKEND=sentence-transformers for other models")
         return BundledEmbedder(s.data_path / "models", threads=s.embedding_threads,
-                               batch_size=s.embedding_batch, precision=s.embedding_precision)
+                               precision=s.embedding_precision, **batch)
     if backend == "sentence-transformers":
         from .st import SentenceTransformerEmbedder
 
-        return SentenceTransformerEmbedder(s.embedding_model, threads=s.embedding_threads,
-                                           batch_size=s.embedding_batch)
+        return SentenceTransformerEmbedder(s.embedding_model, threads=s.embedding_threads, **batch)
     if backend == "e5":
         from .e5 import E5Embedder
 
-        return E5Embedder(s.embedding_model, threads=s.embedding_threads,
-                          batch_size=s.embedding_batch)
+        return E5Embedder(s.embedding_model, threads=s.embedding_threads, **batch)
     if backend == "openai":
         from .openai import OpenAIEmbedder
 
         return OpenAIEmbedder(s.embedding_base_url, s.embedding_model,
-                              api_key=s.embedding_api_key, batch_size=s.embedding_batch,
-                              timeout=s.embedding_timeout, dim=s.embedding_dim)
+                              api_key=s.embedding_api_key, timeout=s.embedding_timeout,
+                              dim=s.embedding_dim, **batch)
     raise ConfigError(f"unknown embedding backend {backend!r}")

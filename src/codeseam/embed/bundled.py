@@ -40,6 +40,10 @@ DIM = 384
 MAX_SEQ = 256  # word pieces, [CLS] and [SEP] included (sentence_bert_config.json)
 ENGINES = ("onnx", "torch")
 PRECISIONS = ("int8", "fp32")
+# texts per model call: small batches keep each layer's attention scores (batch x 12 heads x
+# seq x seq) in cache; 8 indexes 1.14x (Xeon with AVX-512) to 1.38x (AVX2 EPYC) faster end to
+# end than 32, 4 is no faster, 16 and 64 slower (bench/results/embed-batch.md, embed-speed.md)
+BATCH = 8
 # The int8 graph (embed/quantize.py) gives other vectors than fp32 (cosine about 0.995): it is
 # another embedder id, naming the recipe, so an index remembers which one built it.
 
@@ -71,7 +75,7 @@ class BundledEmbedder(BaseEmbedder):
     dim = DIM
     max_tokens = MAX_SEQ - 2
 
-    def __init__(self, cache_root: Path, *, threads: int = 0, batch_size: int = 32,
+    def __init__(self, cache_root: Path, *, threads: int = 0, batch_size: int = BATCH,
                  document_engine: str = DOCUMENT_ENGINE, query_engine: str = QUERY_ENGINE,
                  onnx_spinning: bool = False, precision: str = "fp32", recipe: str | None = None) -> None:
         super().__init__()
