@@ -11,8 +11,9 @@ recipe of ``embed/quantize.py`` that differs only in the weights' range (mm-keep
 7-bit twin, codeseam's):
 
 - cosine of every int8 vector to its fp32 vector, and for tests/test_embed_quality.py's ten
-  queries over its five stdlib files the top-5 overlap and the share with the same best chunk
-  (the test's tolerance: 4 of 5 on average, 90 %);
+  queries over its five stdlib files the top-5 overlap, the share with the same best chunk and
+  how far below fp32's best (fp32 scores) int8's best scores (the test's tolerance: 4 of 5 on
+  average, every best the same or within 0.02);
 - hybrid-ast MRR and R@5 on stdlib-dev (``codeseam eval``'s runner; each precision is its own
   eval index, under bench/.cache/int8).
 """
@@ -38,7 +39,7 @@ from codeseam.embed import clear_cache, quantize  # noqa: E402
 from codeseam.embed.bundled import BundledEmbedder  # noqa: E402
 from codeseam.eval.runner import run_eval  # noqa: E402
 from codeseam.settings import load_settings  # noqa: E402
-from test_embed_quality import FILES, QUERIES, agreement  # noqa: E402
+from test_embed_quality import FILES, NEAR_TIE, QUERIES, agreement, best_gaps  # noqa: E402
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 GOLDEN = ROOT.parent / "shared" / "golden" / "stdlib-dev.jsonl"
@@ -68,8 +69,9 @@ def probe(models: Path) -> dict:
         b = int8.embed_documents(texts)
         cos = (a * b).sum(axis=1)
         overlaps, same = agreement(a, b, fp32, int8)
+        gap = max(best_gaps(a, b, fp32, int8))
         out[recipe] = {"cos_min": float(cos.min()), "cos_mean": float(cos.mean()), "top5_overlap": float(np.mean(overlaps)),
-                       "same_best": same / len(QUERIES), "texts": len(texts)}
+                       "same_best": same / len(QUERIES), "worst_best_gap": gap, "texts": len(texts)}
     return out
 
 
@@ -108,12 +110,12 @@ def main() -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / f"{name}.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     base = ranks["fp32"]["mrr"]
-    rows = [f"| fp32 | 1.0 / 1.0 | 5.0 | 100% | {base:.4f} | {ranks['fp32']['recall@5']:.4f} |"]
+    rows = [f"| fp32 | 1.0 / 1.0 | 5.0 | 100% | 0 | {base:.4f} | {ranks['fp32']['recall@5']:.4f} |"]
     for r in RECIPES:
         v, q = vectors[r], ranks[f"int8 {r}"]
         mark = " (codeseam's)" if r == quantize.RECIPE else ""
         rows.append(f"| int8 {r}{mark} | {v['cos_min']:.4f} / {v['cos_mean']:.4f} | {v['top5_overlap']:.1f} | "
-                    f"{v['same_best']:.0%} | {q['mrr']:.4f} ({q['mrr'] - base:+.4f}) | {q['recall@5']:.4f} |")
+                    f"{v['same_best']:.0%} | {v['worst_best_gap']:.4f} | {q['mrr']:.4f} ({q['mrr'] - base:+.4f}) | {q['recall@5']:.4f} |")
     md = [
         "# The int8 recipes on this machine's CPU", "",
         f"Written by `python bench/bench_int8.py` ({data['date']}, commit {data['commit']}); CPU flags "
@@ -124,12 +126,14 @@ def main() -> None:
            "(no `vnni` flag: ONNX Runtime's u8s8 kernels sum pairs into int16 and can saturate; with one they "
            "cannot)."), "",
         f"Vectors: the {vectors[RECIPES[0]]['texts']} chunks of tests/test_embed_quality.py's five stdlib files and "
-        "its ten queries (its tolerance: cosine >= 0.99 min, 0.995 mean, top-5 overlap >= 4.0, the same best "
+        f"its ten queries (its tolerance: cosine >= 0.99 min, 0.997 mean, top-5 overlap >= 4.0, int8's best chunk "
+        f"fp32's best or within {NEAR_TIE} of it in fp32 scores; until 2026-12-03 the same best "
         "chunk for >= 90%). Retrieval: stdlib-dev, hybrid-ast. fp32 is the default, so the ranking figures of "
         "all three dev sets (rank-ablation.md) do not depend on the int8 recipe; repos-dev and semble-dev "
-        "with int8 are not run here (hours of embedding).", "",
-        "| arm | cosine to fp32 min / mean | top-5 overlap | same best | stdlib-dev MRR | R@5 |",
-        "|---|---|---:|---:|---:|---:|", *rows, ""]
+        "with int8: `int8.md`, run apart. Vectors at codeseam's batch size (8 since 2026-12-03, 32 before): "
+        "int8 quantises activations per batch, so the batch moves them by a few thousandths.", "",
+        "| arm | cosine to fp32 min / mean | top-5 overlap | same best | worst best gap | stdlib-dev MRR | R@5 |",
+        "|---|---|---:|---:|---:|---:|---:|", *rows, ""]
     (RESULTS / f"{name}.md").write_text("\n".join(md), encoding="utf-8")
     print("\n".join(md))
 

@@ -1,11 +1,19 @@
 """The bundled model's int8 fast path against its fp32 export, on real code (issue 16).
 
 Tolerance, stated: over real stdlib chunks (the ``indexed_text`` codeseam embeds), every int8
-vector is within cosine 0.99 of its fp32 vector and the mean is at least 0.995 (measured:
-min about 0.997, mean about 0.998, bench/results/embed-speed.md); and for code-search
+vector is within cosine 0.99 of its fp32 vector and the mean is at least 0.997 (measured with
+codeseam's recipe: min 0.996-0.997, mean 0.998 on an AVX2-only EPYC and an AVX-512 VNNI Xeon,
+bench/results/int8.md, int8-vnni.md; the full-range graph that saturated on the EPYC measured
+0.9946 / 0.9969 on these texts); and for code-search
 queries over those chunks, the int8 top 5 shares at least 4 of 5 chunks with the fp32 top 5 on
-average, with the same best chunk for at least 90 % of the queries. Retrieval itself is judged
-by ``codeseam eval`` (MRR within 0.005 of fp32 on stdlib-dev and repos-dev, README)."""
+average, and for every query int8's best chunk is fp32's best or a near-tie of it: its fp32
+score within ``NEAR_TIE`` of the best. (The rule was "the same best chunk for 90 % of the
+queries" until the batch size went from 32 to 8: int8's activations are quantised per batch, so
+the batch moves its vectors by a few thousandths, and on an AVX-512 VNNI Xeon the ten queries
+gave 10, 8, 9 and 9 of 10 at batches 32, 16, 8 and 4, every flip between two chunks whose fp32
+scores were 0.005 or 0.010 apart. Counting flips of near-ties measured the batch, not the
+graph.) Retrieval itself is judged by ``codeseam eval`` (MRR within 0.005 of fp32 on stdlib-dev
+and repos-dev, README)."""
 
 from __future__ import annotations
 
@@ -26,7 +34,7 @@ QUERIES = ["push an item onto a heap", "find the insertion point in a sorted lis
            "decode base64 data", "wrap a paragraph to a given width", "merge several sorted inputs",
            "encode bytes as ascii85", "remove common leading whitespace", "n smallest elements",
            "case-insensitive filename matching"]
-MIN_COSINE, MEAN_COSINE, TOP5_OVERLAP, TOP1_AGREE = 0.99, 0.995, 4.0, 0.9
+MIN_COSINE, MEAN_COSINE, TOP5_OVERLAP, NEAR_TIE = 0.99, 0.997, 4.0, 0.02
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +56,9 @@ def test_int8_vectors_and_rankings_stay_within_tolerance_of_fp32(embedders):
     cos = (a * b).sum(axis=1)  # unit vectors
     assert cos.min() >= MIN_COSINE and cos.mean() >= MEAN_COSINE, (cos.min(), cos.mean())
 
-    overlaps, same_best = agreement(a, b, fp32, int8)
-    assert np.mean(overlaps) >= TOP5_OVERLAP and same_best / len(QUERIES) >= TOP1_AGREE, (overlaps, same_best)
+    overlaps, _ = agreement(a, b, fp32, int8)
+    gaps = best_gaps(a, b, fp32, int8)
+    assert np.mean(overlaps) >= TOP5_OVERLAP and max(gaps) <= NEAR_TIE, (overlaps, gaps)
 
 
 def agreement(a, b, fp32, int8) -> tuple[list[int], int]:
@@ -62,3 +71,13 @@ def agreement(a, b, fp32, int8) -> tuple[list[int], int]:
         overlaps.append(int(len(set(top_a) & set(top_b))))
         same_best += int(top_a[0] == top_b[0])
     return overlaps, same_best
+
+
+def best_gaps(a, b, fp32, int8) -> list[float]:
+    """For each of QUERIES, how far below fp32's best chunk (fp32 scores) int8's best chunk
+    scores: 0 where both pick the same chunk."""
+    gaps = []
+    for q in QUERIES:
+        score = a @ fp32.embed_query(q)
+        gaps.append(float(score.max() - score[int(np.argmax(b @ int8.embed_query(q)))]))
+    return gaps
