@@ -65,7 +65,7 @@ class E5Embedder(BaseEmbedder):
 
     dim = DIM
 
-    def __init__(self, model: str = "", *, threads: int = 0, batch_size: int = 16) -> None:
+    def __init__(self, model: str = "", *, threads: int = 0, batch_size: int = 32) -> None:
         super().__init__()
         model = model or DEFAULT_MODEL
         if model not in MODELS:
