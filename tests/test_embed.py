@@ -162,6 +162,7 @@ def test_make_embedder_caches_one_instance_per_configuration(tmp_path):
 
 @pytest.mark.parametrize("backend,model,default", [
     ("bundled", "", 8),  # bench/results/embed-batch.md: the fastest on two kinds of CPU
+    ("e5", "", 8),  # the same page's e5 section
     ("openai", "m", 32),  # texts per HTTP request
     ("fake", "", 32),
 ])
