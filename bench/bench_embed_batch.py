@@ -159,7 +159,7 @@ def main() -> None:
 
 
 def render(data: dict) -> str:
-    out = ["# The bundled model's batch size, per CPU", "",
+    out = ["# The local embedders' batch size, per CPU (bundled model, e5)", "",
            "Written by `python bench/bench_embed_batch.py` (one section per CPU model it has run on). "
            "`embed_documents` on the same chunk texts of the stdlib-dev corpus for each precision and "
            "batch size, arms interleaved, medians; the speed-up is against batch 32 of the same "
