@@ -30,6 +30,22 @@ def commit() -> str:
         return "unknown"
 
 
+def cpu_info() -> dict[str, Any]:
+    """This machine's CPU: ``{"model", "cores", "flags"}`` (flags as a sorted list, empty where
+    /proc/cpuinfo cannot be read): the int8 and batch-size results depend on it."""
+    model, flags = "unknown", []
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() == "model name" and model == "unknown":
+                model = value.strip()
+            elif key.strip() == "flags" and not flags:
+                flags = sorted(set(value.split()))
+    except OSError:
+        pass
+    return {"model": model, "cores": os.cpu_count(), "flags": flags}
+
+
 def load_avg() -> list[float]:
     """The 1, 5 and 15 minute load averages (the machine is shared: every result says how busy)."""
     return [round(x, 2) for x in os.getloadavg()]

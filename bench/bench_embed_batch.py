@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -39,7 +38,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import RESULTS, commit, load_avg, settings_for, stamp
+from _common import RESULTS, commit, cpu_info, load_avg, settings_for, stamp
 from bench_embed_speed import CACHE, corpus_chunks, unit
 
 EXTENSIONS = ("avx2", "avx512f", "avx512_vnni", "avx_vnni", "amx_int8", "amx_bf16")
@@ -47,17 +46,9 @@ EXTENSIONS = ("avx2", "avx512f", "avx512_vnni", "avx_vnni", "amx_int8", "amx_bf1
 
 def cpu() -> dict:
     """The CPU's model name and which of the extensions that matter to ONNX Runtime it has."""
-    name, flags = platform.processor() or "unknown", set()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            key, _, value = line.partition(":")
-            if key.strip() == "model name":
-                name = value.strip()
-            elif key.strip() == "flags":
-                flags = set(value.split())
-    except OSError:
-        pass
-    return {"model": name, "cores": os.cpu_count(), "extensions": [e for e in EXTENSIONS if e in flags]}
+    info = cpu_info()
+    return {"model": info["model"], "cores": info["cores"],
+            "extensions": [e for e in EXTENSIONS if e in info["flags"]]}
 
 
 def embedder_arms(texts: list[str], batches: list[int], rounds: int, backend: str = "bundled") -> dict:

@@ -33,13 +33,13 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from _common import commit, load_avg, stamp  # noqa: E402
+from _common import commit, cpu_info, load_avg, stamp  # noqa: E402
 from codeseam.chunk import chunk_file  # noqa: E402
 from codeseam.embed import clear_cache, quantize  # noqa: E402
 from codeseam.embed.bundled import BundledEmbedder  # noqa: E402
 from codeseam.eval.runner import run_eval  # noqa: E402
 from codeseam.settings import load_settings  # noqa: E402
-from test_embed_quality import FILES, NEAR_TIE, QUERIES, agreement, best_gaps  # noqa: E402
+from test_embed_quality import FILES, NEAR_TIE, QUERIES, agreement  # noqa: E402
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 GOLDEN = ROOT.parent / "shared" / "golden" / "stdlib-dev.jsonl"
@@ -49,12 +49,7 @@ RECIPES = ["mm-keepffn2", "mm-keepffn2-r7"]
 
 
 def cpu_flags() -> list[str]:
-    try:
-        text = Path("/proc/cpuinfo").read_text(encoding="utf-8")
-    except OSError:
-        return []
-    flags = next((line.split(":", 1)[1].split() for line in text.splitlines() if line.startswith("flags")), [])
-    return sorted(f for f in set(flags) if f.startswith("avx") and ("vnni" in f or f in ("avx2", "avx512f")))
+    return [f for f in cpu_info()["flags"] if f.startswith("avx") and ("vnni" in f or f in ("avx2", "avx512f"))]
 
 
 def probe(models: Path) -> dict:
@@ -68,8 +63,8 @@ def probe(models: Path) -> dict:
         int8 = BundledEmbedder(models, threads=2, precision="int8", recipe=recipe)
         b = int8.embed_documents(texts)
         cos = (a * b).sum(axis=1)
-        overlaps, same = agreement(a, b, fp32, int8)
-        gap = max(best_gaps(a, b, fp32, int8))
+        overlaps, same, gaps = agreement(a, b, fp32, int8)
+        gap = max(gaps)
         out[recipe] = {"cos_min": float(cos.min()), "cos_mean": float(cos.mean()), "top5_overlap": float(np.mean(overlaps)),
                        "same_best": same / len(QUERIES), "worst_best_gap": gap, "texts": len(texts)}
     return out

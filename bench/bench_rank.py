@@ -41,6 +41,7 @@ REPOS_SUITE, REPOS_ROOT = SHARED / "golden" / "repos-dev", SHARED / "corpora"
 SEMBLE_SUITE, SEMBLE_ROOT = SHARED / "golden" / "semble-dev", SHARED / "corpora" / "semble"
 CACHE = ROOT / "bench" / ".cache"
 SETS = ("stdlib", "repos", "semble")
+CACHE_DIRS = {"stdlib": "stdlib", "repos": "rd", "semble": "semble"}  # each set's eval indexes under the cache
 
 
 def run_sets(variants: list[str], sets=SETS, cache: Path = CACHE, repos=(), overrides: dict | None = None) -> dict:
@@ -52,21 +53,22 @@ def run_sets(variants: list[str], sets=SETS, cache: Path = CACHE, repos=(), over
         if event in ("repo", "skipped"):
             print(event, f, flush=True, file=sys.stderr)
 
-    for name, sub in (("stdlib", "stdlib"), ("repos", "rd"), ("semble", "semble")):
-        if name in sets and not (cache / sub).is_dir():  # a fresh worktree has no bench/.cache
-            print(f"no eval cache at {cache / sub}: every index of {name} is built and embedded from scratch "
+    dirs = {name: cache / sub for name, sub in CACHE_DIRS.items() if name in sets}
+    for name, d in dirs.items():
+        if not d.is_dir():  # a fresh worktree has no bench/.cache
+            print(f"no eval cache at {d}: every index of {name} is built and embedded from scratch "
                   "(an hour or more; --cache names an existing one)", flush=True, file=sys.stderr)
     out: dict = {}
     if "stdlib" in sets:
         out["stdlib"] = run_eval(STDLIB_GOLDEN, sysconfig.get_paths()["stdlib"], variants=variants,
-                                 settings=settings, cache_dir=cache / "stdlib", progress=progress)
+                                 settings=settings, cache_dir=dirs["stdlib"], progress=progress)
     if "repos" in sets:
         out["repos"] = run_suite(REPOS_SUITE, REPOS_ROOT, variants=variants, settings=settings,
-                                 cache_dir=cache / "rd", progress=progress,
+                                 cache_dir=dirs["repos"], progress=progress,
                                  repos=[r for r in repos if (REPOS_SUITE / f"{r}.jsonl").exists()])
     if "semble" in sets:
         out["semble"] = run_suite(SEMBLE_SUITE, SEMBLE_ROOT, variants=variants, settings=settings,
-                                  cache_dir=cache / "semble", progress=progress,
+                                  cache_dir=dirs["semble"], progress=progress,
                                   repos=[r for r in repos if (SEMBLE_SUITE / f"{r}.json").exists()])
     return out
 
