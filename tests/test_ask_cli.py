@@ -186,7 +186,7 @@ def test_no_model_configured_names_the_setting_and_search_still_works(indexed, c
 
 
 def test_limits_and_usage(indexed, capsys):
-    code, _, err = run(capsys, "ask", "x" * 2001)
+    code, _, err = run(capsys, "ask", "x" * 32_001)
     assert code == 1 and "too long" in err
     code, _, err = run(capsys, "ask", "why", "-k", "101")
     assert code == 2 and "101" in err  # a usage error (click)

@@ -152,7 +152,7 @@ def test_the_request_is_checked_once_when_built():
     for bad, needle in [({"query": " "}, "empty query"), ({"query": "q", "k": 0}, "k must be"),
                         ({"query": "q", "k": True}, "k must be"), ({"query": "q", "role": "tests"}, "unknown role"),
                         ({"query": "q", "mode": "magic"}, "mode must be"), ({"query": "q", "offset": -1}, "offset"),
-                        ({"query": "q", "limit": 0}, "k must be"), ({"query": "x" * 2001}, "too long"),
+                        ({"query": "q", "limit": 0}, "k must be"), ({"query": "x" * 32_001}, "too long"),
                         ({"query": "q", "max_tokens": 15}, "max_tokens must be"),
                         ({"query": "q", "max_tokens": True}, "max_tokens must be")]:
         with pytest.raises(errors.ConfigError, match=needle):
@@ -172,10 +172,10 @@ def test_a_page_is_a_slice_of_the_ranking():
 
 def test_request_params_name_every_field_that_is_set():
     req = SearchRequest("q", repo="r", path_glob="src/**", language="py", role="test,docs", k=4, mode="bm25",
-                        offset=1, limit=2, max_tokens=500)
+                        offset=1, limit=2, max_tokens=500, files=True)
     assert codec.request_params(req) == {"q": "q", "repo": "r", "path": "src/**", "lang": "py",
                                          "role": "test,docs", "k": 4, "mode": "bm25", "offset": 1, "limit": 2,
-                                         "max_tokens": 500}
+                                         "max_tokens": 500, "files": True}
     assert codec.request_params(SearchRequest("q")) == {"q": "q"}
     unset = {f.name for f in dataclasses.fields(SearchRequest) if getattr(req, f.name) == f.default}
     assert not unset, f"give {unset} a value above: every field must travel"

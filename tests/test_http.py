@@ -300,8 +300,9 @@ def test_llm_failures_map_to_502_and_503(site, llm, tmp_path):
 
 def test_invalid_queries_are_422_with_a_clear_message(site):
     c = site["client"]
-    assert_error(c.get("/search", params={"q": "x" * 2001}), 422, "ConfigError", "q", "at most 2000")
-    assert c.get("/search", params={"q": "x" * 2000}).status_code == 200
+    assert_error(c.post("/search", json={"q": "x" * 32_001}), 422, "ConfigError", "q", "at most 32000")
+    assert c.post("/search", json={"q": "x" * 32_000}).status_code == 200  # a pasted issue fits
+    assert c.get("/search", params={"q": "x" * 2001}).status_code == 200
     assert_error(c.get("/search", params={"q": ""}), 422, "ConfigError", "q")
     assert_error(c.get("/search"), 422, "ConfigError", "q")
     assert_error(c.get("/search", params={"q": "   "}), 422, "ConfigError", "empty query")
@@ -309,7 +310,7 @@ def test_invalid_queries_are_422_with_a_clear_message(site):
         assert_error(c.get("/search", params={"q": "retry", "k": k}), 422, "ConfigError", "k")
     assert c.get("/search", params={"q": "retry", "k": 100}).status_code == 200
     assert_error(c.get("/search", params={"q": "retry", "mode": "magic"}), 422, "ConfigError", "mode")
-    assert_error(c.post("/ask", json={"question": "q" * 2001}), 422, "ConfigError", "question")
+    assert_error(c.post("/ask", json={"question": "q" * 32_001}), 422, "ConfigError", "question")
     assert_error(c.post("/ask", json={"question": "why", "k": 101}), 422, "ConfigError", "k")
     assert_error(c.post("/index", content=b"{not json", headers={"content-type": "application/json"}),
                  422, "ConfigError")
@@ -335,12 +336,12 @@ def test_unsafe_paths_are_403(site):
 
 def test_body_size_limit_is_413(site):
     c = site["client"]
-    big = json.dumps({"path": "a" * (64 * 1024)}).encode()
+    big = json.dumps({"path": "a" * (256 * 1024)}).encode()
     assert_error(c.post("/index", content=big, headers={"content-type": "application/json"}),
-                 413, "ConfigError", "at most 65536 bytes")
+                 413, "ConfigError", "at most 262144 bytes")
 
     def chunks():  # no Content-Length: the limit applies while the body streams in
-        for _ in range(20):
+        for _ in range(40):
             yield b"x" * 8192
 
     assert_error(c.post("/ask", content=chunks(), headers={"content-type": "application/json"}),
@@ -425,7 +426,8 @@ def test_openapi_document_and_docs(site):
     assert {"/search", "/refs", "/index", "/status", "/ask", "/repos/{repo_id}", "/jobs/{job_id}"} <= set(doc["paths"])
     assert set(doc["paths"]["/repos/{repo_id}"]) == {"get", "delete"}
     params = {p["name"] for p in doc["paths"]["/search"]["get"]["parameters"]}
-    assert params == {"q", "repo", "path", "lang", "role", "k", "mode", "offset", "limit", "highlight", "max_tokens"}
+    assert params == {"q", "repo", "path", "lang", "role", "k", "mode", "offset", "limit", "highlight", "max_tokens",
+                      "files"}
     docs = c.get("/docs")  # offline: a page of ours that reads /openapi.json, no CDN
     assert docs.status_code == 200 and "/openapi.json" in docs.text
     assert "swagger" not in docs.text.lower() and "//cdn" not in docs.text and "https://" not in docs.text

@@ -181,6 +181,22 @@ def test_search_as_you_type_shows_highlighted_hits_with_line_numbers_and_editor_
     assert first.find_element("css selector", "a.loc").get_attribute("href") == want
 
 
+def test_a_pasted_issue_of_20000_characters_is_searched_through_post(site):
+    d = open_page(site)
+    issue = ("retry delay is wrong after a failed request\n"
+             + "\n".join(f"DEBUG attempt {i} slept {i % 9} s" for i in range(2000)))[:20_000]
+    res = httpx.post(site["url"] + "/search", timeout=30,
+                     json={"q": issue, "k": 50, "offset": 0, "limit": PAGE_SIZE, "highlight": True})
+    assert res.status_code == 200, res.text
+    expected = cites(res.json()["hits"])
+    assert expected
+    js(d, "const dt = new DataTransfer(); dt.setData('text/plain', arguments[0]);"
+          "document.getElementById('q').dispatchEvent(new ClipboardEvent('paste', {clipboardData: dt,"
+          " bubbles: true, cancelable: true}))", issue)  # a paste keeps the issue's lines
+    wait_for(d, lambda d: search_settled(d, expected), what="the POSTed search's hits, the issue's lines kept")
+    assert not d.find_elements("css selector", "#search-notes .error")
+
+
 def test_the_url_holds_query_and_filters_and_reloading_shows_the_same_results(site):
     d = open_page(site, "/?q=" + quote("handle request retry") + "&lang=python&path=" + quote("handlers/**"))
     expected = page_hits(site, "handle request retry", lang="python", path="handlers/**")

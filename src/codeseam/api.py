@@ -130,7 +130,7 @@ class Index:
         fields): every hit checked against its file, ``partial`` while a repo in scope is indexed."""
         from .chunk.languages import language_key
         from .fit import FIT_K, fit_result
-        from .query.retrieve import retrieve
+        from .query.search import search
         from .store import Filters
 
         request = SearchRequest.of(request, **options)
@@ -143,8 +143,8 @@ class Index:
         fresh = self.refresher.begin(repos or tuple(records), records)  # bring the repos up to date
 
         def run() -> SearchResult:
-            return retrieve(self.store, self.embedder, self.settings, request.query, filters, k, mode=request.mode,
-                            lock=self.lock, scope=repos or tuple(records))
+            return search(self.store, self.embedder, self.settings, request.query, filters, k, mode=request.mode,
+                          lock=self.lock, scope=repos or tuple(records), files=request.files)
 
         result = self.refresher.finish(fresh, run(), run)  # every hit checked against its file
         if not result.hits and (filters.language or filters.path_glob or filters.roles):

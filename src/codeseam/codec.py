@@ -16,14 +16,15 @@ from typing import TYPE_CHECKING, Any
 from . import errors
 from .interface import SearchRequest
 from .jobs import Job
-from .records import (Answer, Caller, Citation, Cut, Fit, Hit, IndexProgress, LeftOut, Reference, RefsResult,
-                      RepoStatus, SearchResult, Skip, Status)
+from .records import (Answer, Caller, Citation, Cut, FileHit, FileSpan, Fit, Hit, IndexProgress, LeftOut, Reference,
+                      RefsResult, RepoStatus, SearchResult, Skip, Status)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .indexing.report import IndexReport
 
 # SearchRequest fields whose HTTP query parameter has another name (GET /search)
 WIRE_NAMES = {"query": "q", "path_glob": "path", "language": "lang"}
+GET_QUERY_CHARS = 2000  # a longer query travels in a POST /search body (URLs stay short)
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
 
@@ -69,6 +70,8 @@ def search_json(result: SearchResult, request: SearchRequest | None = None, *,
     }
     if result.fit is not None:
         body["fit"] = fit_json(result.fit)
+    if result.files is not None:
+        body["files"] = [file_json(f) for f in result.files]
     if evidence:
         body.update(best_similarity=result.best_similarity, evidence=result.evidence)
     if request is not None:
@@ -83,7 +86,20 @@ def search_result(data: dict[str, Any]) -> SearchResult:
                         data.get("best_similarity"), evidence=data.get("evidence"),
                         partial=bool(data.get("partial")), progress=progress,
                         signals=tuple(data.get("signals", ())), notes=tuple(data.get("notes", ())),
-                        fit=fit_record(data["fit"]) if data.get("fit") else None)
+                        fit=fit_record(data["fit"]) if data.get("fit") else None,
+                        files=None if data.get("files") is None else tuple(file_record(f) for f in data["files"]))
+
+
+def file_json(f: FileHit) -> dict[str, Any]:
+    """A ranked file (``search --files``): its summed evidence and best spans (indexed lines)."""
+    return {"repo": f.repo, "path": f.path, "language": f.language, "role": f.role, "score": round(f.score, 6),
+            "spans": [{"start_line": s.start_line, "end_line": s.end_line, "symbol": s.symbol,
+                       "score": round(s.score, 6)} for s in f.spans]}
+
+
+def file_record(d: dict[str, Any]) -> FileHit:
+    return FileHit(d["repo"], d["path"], d["language"], d["role"], d["score"],
+                   tuple(FileSpan(s["start_line"], s["end_line"], s["symbol"], s["score"]) for s in d["spans"]))
 
 
 def fit_json(fit: Fit) -> dict[str, Any]:

@@ -52,6 +52,7 @@ class SearchRequest:
     offset: int = 0
     limit: int | None = None
     max_tokens: int | None = None  # a token budget: safety.MIN_TOKENS..MAX_TOKENS
+    files: bool = False  # also rank files: the result's ``files`` (``query/files.py``)
 
     def __post_init__(self) -> None:
         fix = object.__setattr__
@@ -68,6 +69,8 @@ class SearchRequest:
         if self.limit is not None:
             fix(self, "limit", check_k(self.limit))
         fix(self, "max_tokens", check_max_tokens(self.max_tokens))
+        if not isinstance(self.files, bool):
+            raise ConfigError(f"files must be true or false, not {self.files!r}")
 
     @classmethod
     def of(cls, request: SearchRequest | str, **options: Any) -> SearchRequest:

@@ -165,6 +165,29 @@ class Fit:
 
 
 @dataclass(frozen=True, slots=True)
+class FileSpan:
+    """One of a ranked file's best spans (the indexed lines of a candidate chunk)."""
+
+    start_line: int
+    end_line: int
+    symbol: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class FileHit:
+    """A file as an answer (``search --files``): its chunks' evidence summed (``query/files.py``)
+    and its best spans, best first."""
+
+    repo: str
+    path: str
+    language: str
+    role: str
+    score: float
+    spans: tuple[FileSpan, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class SearchResult:
     query: str
     weak: bool  # best dense similarity below the calibrated threshold
@@ -178,6 +201,7 @@ class SearchResult:
     signals: tuple[str, ...] = ()  # the retrieval signals that returned candidates: dense, bm25
     notes: tuple[str, ...] = ()  # freshness notes: changes not synced yet, a missing repo folder
     fit: Fit | None = None  # what a token budget left out (a search with max_tokens)
+    files: tuple[FileHit, ...] | None = None  # the ranked files (a search with files=True)
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,10 +34,10 @@ from pathlib import Path, PurePath
 
 from .errors import ConfigError, UnsafePathError
 
-MAX_QUERY_CHARS = 2000  # api, the CLI and the servers all check through here
+MAX_QUERY_CHARS = 32_000  # api, the CLI and the servers all check through here: a pasted issue with its traceback
 MAX_K = 100
 MIN_TOKENS, MAX_TOKENS = 16, 1_000_000  # a token budget (--max-tokens): fit.py
-MAX_BODY_BYTES = 64 * 1024
+MAX_BODY_BYTES = 256 * 1024  # a 32,000-character query in JSON, escaped
 MAX_PATH_CHARS = 4096
 MAX_REPO_ID_CHARS = 200
 _REPO_ID = re.compile(r"^[^\x00-\x1f\x7f]+$")
@@ -128,7 +128,8 @@ def check_query(query: str) -> str:
     if not query:
         raise ConfigError("empty query", hint="pass some words to search for")
     if len(query) > MAX_QUERY_CHARS:
-        raise ConfigError(f"query too long ({len(query)} characters, at most {MAX_QUERY_CHARS})")
+        raise ConfigError(f"query too long ({len(query)} characters, at most {MAX_QUERY_CHARS})",
+                          hint="keep the issue's title, its error and traceback, and the code it is about")
     return query
 
 

@@ -100,7 +100,10 @@ class RemoteIndex:
     def search(self, request: SearchRequest | str, /, **options: Any):
         """The server's hits for ``request``: all ``k`` of them (its page is the caller's to show)."""
         request = SearchRequest.of(request, **options).replace(offset=0, limit=None)
-        return codec.search_result(self._request("GET", "/search", params=codec.request_params(request)))
+        params = codec.request_params(request)
+        if len(request.query) > codec.GET_QUERY_CHARS:  # a pasted issue: too long for a URL
+            return codec.search_result(self._request("POST", "/search", json=params))
+        return codec.search_result(self._request("GET", "/search", params=params))
 
     def refs(self, name: str, *, repo: str | None = None, kind: str | Sequence[str] | None = None,
              max_tokens: int | None = None):

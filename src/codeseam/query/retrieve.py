@@ -107,9 +107,11 @@ DEFAULT_OPTIONS = RetrieveOptions()
 
 
 def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: str = "hybrid",
-             lock=None, options: RetrieveOptions = DEFAULT_OPTIONS, scope: Sequence[str] = ()):
+             lock=None, options: RetrieveOptions = DEFAULT_OPTIONS, scope: Sequence[str] = (), files: bool = False):
     """Dense and/or BM25 retrieval from the one collection, fused, de-duplicated, top k.
-    ``scope``: the repositories searched when ``filters.repos`` is empty (every indexed one)."""
+    ``scope``: the repositories searched when ``filters.repos`` is empty (every indexed one).
+    ``files``: the result also ranks files (``files.rank_files``). An issue-sized query (a pasted
+    report or trace) is ``retrieve_issue``'s (``search`` chooses)."""
     from ..records import Hit, SearchResult
 
     if mode not in MODES:
@@ -179,6 +181,11 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
     score = covered_score(base, list(counts), (p.path + "\n" + p.text for p, _ in kept[:COVERAGE_TOP]), embedder.id,
                           agree=agree)
     weak = is_weak(score, weak_threshold(settings, embedder.id, language(query)))
+    ranked_files = None
+    if files:
+        from .files import rank_files
+
+        ranked_files = rank_files(kept, k)
     if options.expand:
         kept = _expand(kept, store, lock, max(options.expand_head or 0, k))
     hits = tuple(
@@ -186,7 +193,8 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
         for c, s in kept[:k]
     )
     signals = tuple(name for name, found in (("dense", dense), ("bm25", sparse)) if found)
-    return SearchResult(query=query, weak=weak, hits=hits, best_similarity=best, evidence=score, signals=signals)
+    return SearchResult(query=query, weak=weak, hits=hits, best_similarity=best, evidence=score, signals=signals,
+                        files=ranked_files)
 
 
 def _spreads(info, options: RetrieveOptions) -> bool:
@@ -369,3 +377,4 @@ def _rank(dense, sparse, mode: str, settings):
         fused = rrf([[c.id for c in dense], [c.id for c in sparse]], k=settings.rrf_k,
                     weights=[2 * w, 2 * (1 - w)])
     return [(by_id[i], s) for i, s in fused]
+

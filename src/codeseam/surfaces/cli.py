@@ -85,6 +85,30 @@ def emit_json(obj: Any) -> None:
     click.echo(json.dumps(obj, ensure_ascii=False, indent=None))
 
 
+def read_query(words: tuple[str, ...], query_file: str | None = None) -> str:
+    """The query of a command: its words, or ``-`` alone for standard input, or ``--query-file``
+    (a pasted issue or stack trace keeps its lines)."""
+    from ..errors import ConfigError
+    from ..safety import MAX_QUERY_CHARS
+
+    if query_file is not None and words:
+        raise click.UsageError("give the query as words or with --query-file, not both")
+    if query_file is None and words != ("-",):
+        if not words:
+            raise click.UsageError("no query: pass words, - (read standard input) or --query-file FILE")
+        return " ".join(words)
+    src = sys.stdin if query_file in (None, "-") else None
+    try:
+        if src is not None:
+            text = src.read(MAX_QUERY_CHARS * 4 + 1)
+        else:
+            with open(query_file, encoding="utf-8", errors="replace") as fh:  # type: ignore[arg-type]
+                text = fh.read(MAX_QUERY_CHARS * 4 + 1)
+    except OSError as exc:
+        raise ConfigError(f"cannot read the query from {query_file}: {exc.strerror or exc}") from None
+    return text
+
+
 def settings_from(**flags: Any):
     """Settings with CLI flags (None = not given) applied last."""
     from ..settings import load_settings

@@ -53,7 +53,9 @@ def ask_cmd(question: tuple[str, ...], repo: str | None, k: int | None, as_json:
         click.echo(delta, nl=False)
         sys.stdout.flush()
 
-    request = SearchRequest(" ".join(question), repo=repo, k=k)
+    from .cli import read_query
+
+    request = SearchRequest(read_query(question), repo=repo, k=k)  # "-": the question from standard input
     try:
         answer = owner.call("ask", request, on_delta=on_delta if stream else None, settings=settings)
     except CodeseamError:

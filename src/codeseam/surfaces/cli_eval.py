@@ -77,6 +77,11 @@ def eval_cmd(golden: str, root: str, ks: str, variants: str, out: str | None, co
     benchmark's format (golden/semble-dev with --root corpora/semble) is reported
     as the benchmark does: NDCG@10 per repository and category, the mean of the
     repository means, beside the published systems of its published.json.
+    A folder holding SWE-bench-style instances.jsonl (golden/swe-dev, with --root
+    the folder of <owner>+<name>/repo bare mirrors) is run as issue localization:
+    each base commit exported and indexed incrementally, the issue text searched,
+    file Acc@1/3/5/10 and function Acc@5/10 beside the published retrievers
+    (--variants: default, bm25, dense; default: default,bm25).
     Indexes the corpus into the eval's own index (never yours), reused across runs
     when nothing changed; runs every query per variant (top 20) and reports
     Recall@k, whole@k, file-Recall@k, MRR, and for negatives the abstain rate
@@ -85,9 +90,15 @@ def eval_cmd(golden: str, root: str, ks: str, variants: str, out: str | None, co
     """
     from pathlib import Path
 
+    from ..eval.swe import instances_file
+
     k_values = _ks(ks)
     settings = settings_from()
     progress = _Progress(enabled=sys.stderr.isatty() and not as_json)
+    swe = instances_file(golden)
+    if swe is not None:
+        _swe(swe, root, variants, out, repos, cache_dir, as_json, settings, progress)
+        return
     if Path(golden).is_dir():
         _suite(golden, root, k_values, variants, out, corpus or "all", repos, cache_dir, as_json, settings,
                progress)
@@ -165,3 +176,30 @@ def _suite(golden, root, k_values, variants, out, corpus, repos, cache_dir, as_j
         if r.skipped:
             click.echo(f"skipped {r.name}: {r.skipped}", err=True)
     click.echo("wrote " + ", ".join(str(p) for p in paths), err=True)
+
+
+def _swe(instances, mirrors, variants, out, repos, cache_dir, as_json, settings, progress) -> None:
+    import json
+    from pathlib import Path
+
+    from ..eval import swe
+
+    names = [v.strip() for v in (variants if variants != "default" else "default,bm25").split(",") if v.strip()]
+    modes = tuple(dict.fromkeys({"default": "hybrid", "hybrid": "hybrid"}.get(n, n) for n in names))
+    bad = [m for m in modes if m not in ("hybrid", "bm25", "dense")]
+    if bad:
+        raise click.BadParameter(f"a SWE-bench run takes the variants default, bm25 and dense, not {bad[0]!r}",
+                                 param_hint="--variants")
+    only = [r.strip() for r in (repos or "").split(",") if r.strip()]
+    result = swe.run_swe(instances, mirrors, modes=modes, settings=settings, cache_dir=cache_dir, only=only,
+                         progress=progress)
+    out_dir = Path(out) if out else Path(result.cache_dir) / "report"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    data = swe.to_json(result)
+    (out_dir / "swe.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    (out_dir / "swe.md").write_text(swe.markdown(result), encoding="utf-8")
+    if as_json:
+        emit_json({k: v for k, v in data.items() if k != "per_instance"})
+    else:
+        click.echo(swe.markdown(result).split("\n## Per instance", 1)[0])
+    click.echo(f"wrote {out_dir / 'swe.json'}, {out_dir / 'swe.md'}", err=True)

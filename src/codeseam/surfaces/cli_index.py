@@ -10,7 +10,7 @@ import click
 from ..records import ROLES
 from ..safety import MAX_TOKENS, MIN_TOKENS
 from .cli import emit_json, settings_from
-from .render import IndexProgress, print_hits, print_report, print_status
+from .render import IndexProgress, print_files, print_hits, print_report, print_status
 
 K_HELP = "Number of results (1..100; default 8, or RAG_K)."
 
@@ -48,7 +48,9 @@ def index_cmd(path: str, repo_id: str | None, dry_run: bool, rebuild: bool, chun
 
 
 @click.command("search")
-@click.argument("query", nargs=-1, required=True)
+@click.argument("query", nargs=-1)
+@click.option("--query-file", type=click.Path(dir_okay=False, allow_dash=True, path_type=str),
+              help="Read the query from this file (- for standard input): a pasted issue or stack trace.")
 @click.option("-k", type=click.IntRange(1, 100), help=K_HELP)
 @click.option("--repo", help="Only this repo.")
 @click.option("--path", "path_glob", help="Only paths matching this glob (gitignore syntax, e.g. 'src/**/*.py'); "
@@ -62,20 +64,33 @@ def index_cmd(path: str, repo_id: str | None, dry_run: bool, rebuild: bool, chun
               help="Retrieval signal(s).")
 @click.option("--max-tokens", type=click.IntRange(MIN_TOKENS, MAX_TOKENS), help="Return the best hits that fit this many tokens, whole definitions "
               "first (k defaults to 30 then), and say what was left out.")
+@click.option("--files", "files", is_flag=True, help="Rank files instead of chunks: the files to open, each with "
+              "its best spans (with --json: both, `files` beside `hits`).")
 @click.option("--json", "as_json", is_flag=True, help="Print results as JSON (schema in the README).")
-def search_cmd(query: tuple[str, ...], k: int | None, repo: str | None, path_glob: str | None,
-               language: str | None, roles: tuple[str, ...], mode: str, max_tokens: int | None, as_json: bool) -> None:
-    """Search indexed code with QUERY (dense + BM25, fused with RRF)."""
+def search_cmd(query: tuple[str, ...], query_file: str | None, k: int | None, repo: str | None,
+               path_glob: str | None, language: str | None, roles: tuple[str, ...], mode: str,
+               max_tokens: int | None, files: bool, as_json: bool) -> None:
+    """Search indexed code with QUERY (dense + BM25, fused with RRF).
+
+    \b
+    QUERY may be a question, a name, or a whole issue with its traceback:
+      codeseam search - < issue.md          # from standard input
+      codeseam search --query-file trace.txt --files
+    """
     from .. import codec, owner
     from ..fit import left_out_note
     from ..interface import SearchRequest
+    from .cli import read_query
 
-    request = SearchRequest(" ".join(query), repo=repo, path_glob=path_glob, language=language,
+    request = SearchRequest(read_query(query, query_file), repo=repo, path_glob=path_glob, language=language,
                             role=tuple(r for spec in roles for r in spec.split(",")), k=k, mode=mode,
-                            max_tokens=max_tokens)
+                            max_tokens=max_tokens, files=files)
     result = owner.call("search", request, settings=settings_from())
     if as_json:
         emit_json(codec.search_json(result))
+        return
+    if files:
+        print_files(result)
         return
     print_hits(result, full=result.fit is not None)  # a budget chose whole hits: show them whole
     if result.fit is not None:

@@ -85,6 +85,23 @@ class IndexRequest(BaseModel):
     repo_id: str | None = Field(None, max_length=200, description="Name in the index (default: the folder name)")
 
 
+class SearchBody(BaseModel):
+    """``POST /search``: the parameters of ``GET /search`` as a JSON body."""
+
+    q: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="What to look for")
+    repo: str | None = Field(None, max_length=200)
+    path: str | None = Field(None, max_length=1000)
+    lang: str | None = Field(None, max_length=50)
+    k: int | None = Field(None, ge=1, le=MAX_K)
+    mode: Literal["hybrid", "dense", "bm25"] = "hybrid"
+    role: str | None = Field(None, max_length=200)
+    offset: int = Field(0, ge=0, le=MAX_K)
+    limit: int | None = Field(None, ge=1, le=MAX_K)
+    highlight: bool = False
+    max_tokens: int | None = Field(None, ge=MIN_TOKENS, le=MAX_TOKENS)
+    files: bool = False
+
+
 class AskRequest(BaseModel):
     question: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     repo: str | None = Field(None, max_length=200)
@@ -128,8 +145,19 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = MA
         return {"ok": True, "version": __version__, "index_open": service.is_open, "pid": os.getpid(),
                 "job": running.id if running is not None else None}
 
+    def run_search(request: SearchRequest, highlight: bool) -> JSONResponse:
+        body = codec.search_json(service.search(request), request if request.paged or highlight else None,
+                                 evidence=True)
+        if highlight:
+            from ..present import page_hits
+
+            body["hits"] = page_hits(body["hits"], service.repo_roots(), service.settings.editor_url)
+        # plain JSON types: json.dumps as is (FastAPI's encoder walks every highlighted token)
+        return JSONResponse(body)
+
     @app.get("/search")
-    def search(q: str = Query(min_length=1, max_length=MAX_QUERY_CHARS, description="What to look for"),
+    def search(q: str = Query(min_length=1, max_length=MAX_QUERY_CHARS, description="What to look for (a long "
+                              "one, such as a pasted issue, is better sent to POST /search)"),
                repo: str | None = Query(None, max_length=200), path: str | None = Query(None, max_length=1000),
                lang: str | None = Query(None, max_length=50), k: int | None = Query(None, ge=1, le=MAX_K),
                mode: Literal["hybrid", "dense", "bm25"] = "hybrid",
@@ -141,17 +169,21 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = MA
                                                           "to each returned hit"),
                max_tokens: int | None = Query(None, ge=MIN_TOKENS, le=MAX_TOKENS, description="Only the best hits "
                                               "that fit this many tokens, whole definitions first; `fit` says what "
-                                              "was left out (k defaults to 30 then)")) -> JSONResponse:
+                                              "was left out (k defaults to 30 then)"),
+               files: bool = Query(False, description="Also rank files: `files` lists the files to open, "
+                                                      "each with its best spans")) -> JSONResponse:
         request = SearchRequest(q, repo=repo, path_glob=path, language=lang, role=tuple((role or "").split(",")),
-                                k=k, mode=mode, offset=offset, limit=limit, max_tokens=max_tokens)
-        body = codec.search_json(service.search(request), request if request.paged or highlight else None,
-                                 evidence=True)
-        if highlight:
-            from ..present import page_hits
+                                k=k, mode=mode, offset=offset, limit=limit, max_tokens=max_tokens, files=files)
+        return run_search(request, highlight)
 
-            body["hits"] = page_hits(body["hits"], service.repo_roots(), service.settings.editor_url)
-        # plain JSON types: json.dumps as is (FastAPI's encoder walks every highlighted token)
-        return JSONResponse(body)
+    @app.post("/search")
+    def search_post(body: SearchBody) -> JSONResponse:
+        """The same search with its parameters in a JSON body: for a long query (a pasted issue
+        or stack trace) that does not fit a URL."""
+        request = SearchRequest(body.q, repo=body.repo, path_glob=body.path, language=body.lang,
+                                role=tuple((body.role or "").split(",")), k=body.k, mode=body.mode,
+                                offset=body.offset, limit=body.limit, max_tokens=body.max_tokens, files=body.files)
+        return run_search(request, body.highlight)
 
     @app.get("/refs")
     def refs(name: str = Query(min_length=1, max_length=200, description="A name: parse, Type.method, pkg::name"),

@@ -106,8 +106,15 @@ def format_hits(result) -> str:
     when a token budget chose the hits, and a last line saying what it left out)."""
     from ..fit import left_out_note
 
+    from .render import short_query
+
     full = result.fit is not None
-    lines = [f'{len(result.hits)} results for "{result.query}"']
+    lines = [f'{len(result.hits)} results for "{short_query(result.query)}"']
+    if result.files:
+        lines.append("files to open:")
+        lines += [f"  {f.path}  ({f.role}, score {f.score:.4f}) "
+                  + ", ".join(f"{s.start_line}-{s.end_line} {s.symbol}".rstrip() for s in f.spans)
+                  for f in result.files]
     if result.weak:
         lines.append("weak evidence: nothing indexed is close to this query; these are only the nearest matches")
     lines += [f"note: {n}" for n in result.notes]
@@ -194,18 +201,21 @@ def build_server(service: IndexServer, *, open_on_start: bool = False):
     @server.tool(annotations=ToolAnnotations(read_only_hint=True))
     def search_code(query: str, repo: str | None = None, path_glob: str | None = None,
                     language: str | None = None, role: str | None = None,
-                    k: K | None = None, max_tokens: Budget | None = None) -> CallToolResult:
-        """Search the indexed code by meaning and by name (hybrid dense + BM25). Filters: repo id,
+                    k: K | None = None, max_tokens: Budget | None = None, files: bool = False) -> CallToolResult:
+        """Search the indexed code by meaning and by name (hybrid dense + BM25). `query` may be a
+        question, a name, or a whole issue or stack trace (up to 32,000 characters). Filters: repo id,
         path glob (e.g. 'src/**/*.py'), language (e.g. python, go), role (comma list of source,
         test, docs, example, changelog, config, build, generated, benchmark, fixture; default:
         all, source preferred); k results (default 8).
         Returns path:start-end, the symbol, the file's role and a snippet for each hit. Files changed
         since they were indexed are re-synced first; a hit that could not be is marked STALE with a note.
         With max_tokens: the best hits that fit that many tokens, whole, definitions first (k 30 unless
-        given), and a line saying which hits were left out."""
+        given), and a line saying which hits were left out. With files: first the ranked files to
+        open (path, score, best spans), then the hits."""
         try:
             result = service.search(SearchRequest(query, repo=repo, path_glob=path_glob, language=language,
-                                                  role=tuple((role or "").split(",")), k=k, max_tokens=max_tokens))
+                                                  role=tuple((role or "").split(",")), k=k, max_tokens=max_tokens,
+                                                  files=files))
         except CodeseamError as exc:
             return _failure(exc)
         return _text(format_hits(result), codec.search_json(result))

@@ -83,6 +83,24 @@ def print_report(report, *, list_files: bool, verbose_skips: bool) -> None:
         out(report.summary())
 
 
+def print_files(result) -> None:
+    """``search --files``: one line per ranked file, its best spans after it."""
+    files = result.files or ()
+    if not files:
+        click.echo("no results")
+    for f in files:
+        role = "" if f.role == "source" else f"  {f.role}"
+        spans = ", ".join(f"{s.start_line}-{s.end_line}" + (f" {s.symbol}" if s.symbol else "") for s in f.spans)
+        click.echo(f"{f.path}{role}  {f.score:.4f}  [{spans}]")
+
+
+def short_query(query: str, limit: int = 120) -> str:
+    """A query as a one-line label: its first line, cut at ``limit`` characters."""
+    first = query.strip().split("\n", 1)[0]
+    more = len(first) > limit or "\n" in query.strip()
+    return first[:limit].rstrip() + ("…" if more else "")
+
+
 def print_hits(result, *, full: bool = False) -> None:
     """The hits with a snippet of each (``full``: each hit's whole text, as a token budget chose them)."""
     from rich.console import Console

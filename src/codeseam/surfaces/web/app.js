@@ -47,6 +47,14 @@ function onKey(event) {
 }
 function wire() {
   $("q").addEventListener("input", () => { state.q = $("q").value; state.page = 1; scheduleSearch(); });
+  // A pasted issue or stack trace keeps its lines (a one-line box would join them): it becomes the
+  // whole query, searched as pasted, until the box is edited again.
+  $("q").addEventListener("paste", (e) => {
+    const text = e.clipboardData ? e.clipboardData.getData("text/plain") : "";
+    if (!text.includes("\n")) return;
+    e.preventDefault();
+    $("q").value = text; state.q = text; state.page = 1; scheduleSearch();
+  });
   $("search-form").addEventListener("submit", (e) => { e.preventDefault(); runSearch(); });
   for (const [id, key] of [["f-repo", "repo"], ["f-lang", "lang"], ["f-role", "role"]]) {
     $(id).addEventListener("change", () => {

@@ -1,5 +1,5 @@
 // codeseam's page: ask, the streamed answer and its cited hits (an ES module).
-import { $, ApiError, api, apiJson, app, el, errorNote, note, show } from "./common.js";
+import { $, ApiError, api, apiJson, apiSearch, app, el, errorNote, note, show } from "./common.js";
 import { renderHit } from "./search.js";
 
 // -- ask -----------------------------------------------------------------------------
@@ -25,7 +25,7 @@ export async function runAsk(event) {
   $("ask-button").disabled = true;
   const q = new URLSearchParams({ q: question, highlight: "true" });
   if (repo) q.set("repo", repo);
-  const hits = apiJson("/search?" + q.toString()).catch(() => null); // the same hits the answer cites
+  const hits = apiSearch(q).catch(() => null); // the same hits the answer cites
   const body = { question, stream: true };
   if (repo) body.repo = repo;
   let final = null, streamed = "";

@@ -62,6 +62,18 @@ export async function api(path, options = {}) {
   }
   return response;
 }
+// A query longer than a URL should carry (a pasted issue or stack trace) goes in a POST body.
+export const GET_QUERY_CHARS = 2000;
+const NUMBER_PARAMS = ["k", "offset", "limit", "max_tokens"], FLAG_PARAMS = ["highlight", "files"];
+export function apiSearch(params, options = {}) {
+  if ((params.get("q") || "").length <= GET_QUERY_CHARS) return apiJson("/search?" + params.toString(), options);
+  const body = {};
+  for (const [key, value] of params) {
+    body[key] = NUMBER_PARAMS.includes(key) ? Number(value) : FLAG_PARAMS.includes(key) ? value === "true" : value;
+  }
+  return apiJson("/search", Object.assign({}, options, { method: "POST", body: JSON.stringify(body),
+                                                           headers: { "Content-Type": "application/json" } }));
+}
 export async function apiJson(path, options) {
   const response = await api(path, options);
   let data = null;

@@ -1,5 +1,5 @@
 // codeseam's page: search as you type, hits, paging and filters (an ES module).
-import { $, DEBOUNCE_MS, PAGE_SIZE, WINDOW, apiJson, app, el, errorNote, note, safeHref, show, state, writeUrl } from "./common.js";
+import { $, DEBOUNCE_MS, PAGE_SIZE, WINDOW, apiJson, apiSearch, app, el, errorNote, note, safeHref, show, state, writeUrl } from "./common.js";
 
 // -- search --------------------------------------------------------------------------
 export function scheduleSearch() {
@@ -27,7 +27,7 @@ export async function runSearch() {
   show($("search-notes"), note("busy", "searching\u2026"));
   let data;
   try {
-    data = await apiJson("/search?" + searchParams(q).toString(), { signal: app.searchAbort.signal });
+    data = await apiSearch(searchParams(q), { signal: app.searchAbort.signal });
   } catch (err) {
     if (err.name === "AbortError" || seq !== app.searchSeq) return;
     $("hits").replaceChildren(); $("pager").hidden = true;
