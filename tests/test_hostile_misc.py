@@ -98,3 +98,65 @@ def test_a_link_inside_the_project_is_written_where_it_points(repo, tmp_path) ->
     assert "codeseam" in (repo / "AGENTS.md").read_text()
     assert (repo / "AGENTS.md").stat().st_mode & 0o777 == 0o640
     assert sorted(p.name for p in repo.iterdir()) == [".mcp.json", "AGENTS.md", "CLAUDE.md"]
+
+
+# --- finding 3: a repository's allow file runs regexes ----------------------------------------
+
+def index_env(data: Path, **extra: str) -> dict[str, str]:
+    return {"RAG_EMBEDDING_BACKEND": "fake", "RAG_DATA_DIR": str(data), "RAG_CONFIG": os.devnull,
+            "HF_HUB_OFFLINE": "1", **extra}
+
+
+def git_repo(root: Path, files: dict[str, str]) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (root / name).write_text(text)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
+    return root
+
+
+def stored_bytes(data: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in data.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+AWS_ID = "AKIA" + "Q3EGTXW5KZR7HB2M"
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "Q8z2LmN4vT6u"
+
+
+def test_an_allow_file_of_dot_does_not_turn_scrubbing_off(tmp_path) -> None:
+    """Before: ``.codeseamallow`` holding ``.`` allowed every match (re.search('.') finds
+    something in any text), so the AWS keys were stored and served verbatim."""
+    creds = f"[default]\naws_access_key_id = {AWS_ID}\naws_secret_access_key = {AWS_SECRET}\n"
+    root = git_repo(tmp_path / "repo", {".codeseamallow": ".\n.*\naws_secret_access_key\n", "creds.ini": creds,
+                                         "app.py": "def handler(event):\n    return event\n"})
+    data = tmp_path / "data"
+    res = run_cli("index", str(root), cwd=tmp_path, env=index_env(data), timeout=300)
+    assert res.returncode == 0, res.stderr
+    found = run_cli("search", "aws_secret_access_key", "--json", cwd=tmp_path, env=index_env(data), timeout=300)
+    assert found.returncode == 0, found.stderr
+    assert "creds.ini" in found.stdout and "REDACTED" in found.stdout
+    blob = stored_bytes(data) + found.stdout.encode()
+    assert AWS_ID.encode() not in blob and AWS_SECRET.encode() not in blob
+    assert "codeseamallow:1" in res.stdout + res.stderr  # the ignored entries are reported
+
+
+@pytest.mark.parametrize("where", ["repo file", "user setting"])
+def test_a_backtracking_allow_pattern_does_not_hang_scrub_or_index(tmp_path, where) -> None:
+    """``(a+)+$`` and one line of a's with a secret on it: before, ``codeseam scrub`` and
+    ``codeseam index`` spun for good (exponential backtracking in ``re``), here stopped at 20 s.
+    A repo line is now a value; the user's own regex runs in RE2 (linear time)."""
+    line = "a" * 40 + "! " + f"token = '{AWS_ID}'\n"
+    files = {"data.txt": line * 50}
+    extra = {}
+    if where == "repo file":
+        files[".codeseamallow"] = "(a+)+$\n"
+    else:
+        extra["RAG_SCRUB_ALLOW"] = "(a+)+$"
+    root = git_repo(tmp_path / "repo", files)
+    res = run_cli("scrub", str(root), cwd=tmp_path, env=index_env(tmp_path / "data", **extra), timeout=20)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.count(" aws-access-key-id ") == 50  # every line's key is still found
+    res = run_cli("index", str(root), cwd=tmp_path, env=index_env(tmp_path / "data", **extra), timeout=60)
+    assert res.returncode == 0, res.stderr
+    assert AWS_ID.encode() not in stored_bytes(tmp_path / "data")

@@ -90,6 +90,7 @@ class IndexRun:
         from ..scrub import load_allow
 
         self.allow = load_allow(self.root, self.settings.scrub_allow) if self.settings.scrub else ()
+        self.report.warnings.extend(getattr(self.allow, "ignored", ()))  # allow-file entries dropped
         fingerprint = pipeline_fingerprint(self.settings, self.budget, self.allow,
                                            self.enricher.fingerprint() if self.enricher else "")
         record = self.store.repo_records().get(self.repo_id) or {}
