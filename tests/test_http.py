@@ -419,6 +419,45 @@ def test_loopback_server_refuses_foreign_host_names(site):
         assert httpx.get(url + "/health", headers={"Host": host}).status_code == 200, host
 
 
+def test_cross_site_pages_change_nothing(site, llm):
+    """Issue 40, finding 5: a page on another site POSTs to /index and /ask (a form, a no-cors
+    fetch, or JSON from a lenient client). Before the fix the JSON one started a job (202) and
+    only FastAPI's content-type check stopped the form and text/plain ones."""
+    url, service, tmp = site["url"], site["service"], site["tmp"]
+    target = make_repo(tmp / "work" / "cross")
+    port = url.rsplit(":", 1)[1]
+    body = json.dumps({"path": str(target), "repo_id": "cross"})
+    asked = len(llm.chat_requests())
+    attempts = [
+        ({"Origin": "http://evil.example", "Content-Type": "application/json"}, body),
+        ({"Origin": "http://evil.example", "Content-Type": "text/plain"}, body),
+        ({"Origin": "http://evil.example", "Content-Type": "application/x-www-form-urlencoded"},
+         "path=" + str(target)),
+        ({"Origin": "null", "Content-Type": "application/json"}, body),  # a sandboxed frame, a file: page
+        ({"Origin": f"http://localhost:{int(port) + 1}", "Content-Type": "application/json"}, body),  # another port
+        ({"Origin": f"https://127.0.0.1:{port}", "Content-Type": "application/json"}, body),  # another scheme
+        ({"Sec-Fetch-Site": "cross-site", "Content-Type": "application/json"}, body),
+        ({"Sec-Fetch-Site": "same-site", "Content-Type": "application/json"}, body),
+    ]
+    for headers, data in attempts:
+        assert_error(httpx.post(url + "/index", headers=headers, content=data), 403, "AuthError", "another site")
+        ask = json.dumps({"question": "how does retry work?"}) if "json" in headers["Content-Type"] else data
+        assert_error(httpx.post(url + "/ask", headers=headers, content=ask), 403, "AuthError", "another site")
+        assert_error(httpx.delete(url + "/repos/proj", headers=headers), 403, "AuthError")
+    assert service.running_job() is None and len(llm.chat_requests()) == asked
+    assert "cross" not in {r["repo"] for r in site["client"].get("/status").json()["index"]["repos"]}
+    assert "proj" in {r["repo"] for r in site["client"].get("/status").json()["index"]["repos"]}
+    # reads from anywhere are answered as before (no CORS header: the page cannot read them)
+    res = httpx.get(url + "/search", params={"q": "retry"}, headers={"Origin": "http://evil.example"})
+    assert res.status_code == 200 and "access-control-allow-origin" not in res.headers
+    # the server's own page (same origin) and clients without the headers still work
+    for headers in ({"Origin": f"http://127.0.0.1:{port}", "Sec-Fetch-Site": "same-origin"}, {}):
+        job = httpx.post(url + "/index", json={"path": str(target), "repo_id": "cross"}, headers=headers)
+        assert job.status_code == 202, job.text
+        assert wait_job(site["client"], job.json()["id"])["state"] == "done"
+    assert site["client"].delete("/repos/cross").status_code == 200
+
+
 def test_openapi_document_and_docs(site):
     c = site["client"]
     doc = c.get("/openapi.json").json()

@@ -58,7 +58,8 @@ from ..jobs import UnknownJobError
 from ..records import ROLES, Answer
 from ..safety import MAX_BODY_BYTES, MAX_K, MAX_QUERY_CHARS, MAX_TOKENS, MIN_TOKENS
 from ..service import Service
-from .http_guard import Activity, ActivityMiddleware, BearerAuth, BodyLimit, LoopbackHost, SecurityHeaders
+from .http_guard import (Activity, ActivityMiddleware, BearerAuth, BodyLimit, LoopbackHost, SameOrigin,
+                         SecurityHeaders)
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +109,7 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = MA
     app.state.activity = activity or Activity()
     app.state.closers = []
     app.add_middleware(BodyLimit, max_bytes=max_body)
+    app.add_middleware(SameOrigin)  # a cross-site page changes nothing, authenticated or not
     if token:
         app.add_middleware(BearerAuth, token=token, public=http_page.is_public)
     if loopback_only:
