@@ -160,3 +160,35 @@ def test_a_backtracking_allow_pattern_does_not_hang_scrub_or_index(tmp_path, whe
     res = run_cli("index", str(root), cwd=tmp_path, env=index_env(tmp_path / "data", **extra), timeout=60)
     assert res.returncode == 0, res.stderr
     assert AWS_ID.encode() not in stored_bytes(tmp_path / "data")
+
+
+# --- finding 6: data at rest ------------------------------------------------------------------
+
+def modes(folder: Path) -> dict[str, int]:
+    return {p.name: p.stat().st_mode & 0o777 for p in folder.iterdir() if p.name.startswith(("index.db", ".index.db"))}
+
+
+def test_the_data_dir_is_private_and_remove_leaves_no_text(tmp_path) -> None:
+    """Before: the data dir was 0755 and index.db 0644 (any local user could read the index),
+    and a removed repo's text stayed in the Lite file's free pages."""
+    marker = "platypus_" + "unique_marker_text"
+    gone = git_repo(tmp_path / "gone", {"a.py": f"def zebra_lookup():\n    return '{marker}'\n"})
+    kept = git_repo(tmp_path / "kept", {"b.py": "def other_helper():\n    return 1\n"})
+    data = tmp_path / "state" / "data"
+    env = index_env(data)
+    for root in (gone, kept):
+        res = run_cli("index", str(root), cwd=tmp_path, env=env, timeout=300)
+        assert res.returncode == 0, res.stderr
+    assert data.stat().st_mode & 0o777 == 0o700
+    assert modes(data) and set(modes(data).values()) == {0o600}, modes(data)
+    assert marker.encode() in (data / "index.db").read_bytes()
+    res = run_cli("remove", "gone", cwd=tmp_path, env=env, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert marker.encode() not in stored_bytes(data)
+    found = run_cli("search", "other_helper", "--json", cwd=tmp_path, env=env, timeout=300)
+    assert found.returncode == 0 and "b.py" in found.stdout, found.stderr
+    # an index made before (0755 / 0644) is tightened when it is opened
+    os.chmod(data, 0o755)
+    os.chmod(data / "index.db", 0o644)
+    assert run_cli("status", cwd=tmp_path, env=env, timeout=300).returncode == 0
+    assert data.stat().st_mode & 0o777 == 0o700 and modes(data)["index.db"] == 0o600
