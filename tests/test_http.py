@@ -206,12 +206,31 @@ def test_ask_streams_deltas_then_the_checked_answer(site, llm):
     lines = ndjson(c.post("/ask", json={"question": "how is the retry delay computed?", "k": 3, "stream": True}))
     *deltas, last = lines
     assert len(deltas) >= 2 and all(set(d) == {"delta"} for d in deltas)
-    assert "".join(d["delta"] for d in deltas) == reply  # the raw reply, as the model sent it
+    # the reply as it may be shown: citations checked as they arrive (issue 40: [9] was streamed)
+    assert "".join(d["delta"] for d in deltas) == reply.replace("[1, 9]", "[1]")
     assert last["done"] is True
     llm.script(whole_reply)
     whole = c.post("/ask", json={"question": "how is the retry delay computed?", "k": 3}).json()
     assert {k: v for k, v in last.items() if k != "done"} == whole  # the same checked answer
     assert any("removed citation [9]" in n for n in last["notes"]) and "[9]" not in last["answer"]
+
+
+def ask_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "codeseam-ask" and t.is_alive()]
+
+
+def test_a_client_that_leaves_a_streamed_ask_stops_the_llm_call(site, llm):
+    """Issue 40, finding 6: before, the server read the whole reply after the client left
+    (here 200 pieces x 0.05 s = 10 s of LLM time for nobody)."""
+    llm.script(Reply("The delay doubles [1]. " * 100, chunks=200, piece_delay=0.05))
+    body = {"question": "how is the retry delay computed?", "k": 3, "stream": True}
+    with httpx.stream("POST", site["url"] + "/ask", json=body, timeout=30) as response:
+        first = next(response.iter_lines())
+        assert "delta" in json.loads(first)
+    t0 = time.monotonic()
+    while ask_threads():
+        assert time.monotonic() - t0 < 4, "the answer kept reading the LLM after the client left"
+        time.sleep(0.05)
 
 
 def test_streamed_ask_errors_before_and_during_the_reply(site, llm):

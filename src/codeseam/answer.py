@@ -28,6 +28,11 @@ The citation rule (what a reader of an answer can rely on):
 6. **The model's own source list** (a trailing ``Sources:``/``References:`` section) is dropped,
    since it may name paths that were never sent; the checked list replaces it, and numbers
    cited only there do not count as used. ``<think>...</think>`` reasoning is dropped as well.
+7. **Streamed replies** obey the same rule as they are shown (``CheckedStream``): prose is
+   passed on a settled word at a time (code a line at a time), with its invalid citations
+   removed; reasoning is dropped;
+   a ``Sources:``-like heading and what follows it are held back until the reply ends and
+   shown only when the final check keeps them (it was not a trailing list).
 
 Weak evidence (the search's weak-evidence note) means no LLM call at all: ``answer_question``
 abstains with a clear message.
@@ -138,6 +143,7 @@ def build_messages(question: str, sources: Sequence[Source]) -> list[dict]:
 
 # -- checking the reply ----------------------------------------------------------------------
 _THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.S | re.I)
+_OPEN_THINK = re.compile(r"<think>(?!.*</think>)", re.S | re.I)  # reasoning still going on
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)")
 _GROUP = re.compile(
@@ -364,6 +370,114 @@ def format_sources(citations: Sequence[Citation]) -> str:
     return "Sources:\n" + "\n".join(rows)
 
 
+# -- streaming ---------------------------------------------------------------------------------
+class CheckedStream:
+    """The deltas of a streamed reply, as they may be shown: settled words, citations checked.
+
+    ``feed`` takes a raw delta and returns the text to show now (prose up to its last settled
+    word, code a whole line at a time); ``finish`` takes the checked
+    answer's body and returns what is left to show (held-back lines the check kept, the last
+    line). What is shown is never a citation outside the sources sent, nor the model's own
+    source list; the ``Sources:`` list of the checked answer follows it (the skins add it)."""
+
+    def __init__(self, n_sources: int) -> None:
+        self.n = n_sources
+        self.pending = ""  # the current, unfinished line
+        self.fence: re.Pattern[str] | None = None  # the closer of the code block we are in
+        self.thinking = False
+        self.held: list[str] = []  # from a source-list heading on, until the reply ends
+        self.midline = False  # the start of the current line is already shown
+
+    def feed(self, delta: str) -> str:
+        self.pending += delta
+        out = ""
+        if "\n" in self.pending:
+            *lines, self.pending = self.pending.split("\n")
+            out = "".join(self._line(line) for line in lines)
+        return out + self._partial()
+
+    def _partial(self) -> str:
+        """The settled words of the unfinished prose line: up to its last space, when nothing
+        before that can still change (no open ``[``, code span or ``<think>``), and the line
+        cannot turn out to be a fence, a source-list heading or reasoning."""
+        text = self.pending
+        if self.fence is not None or self.held or self.thinking or not text:
+            return ""
+        if not self.midline and _could_open(text):
+            return ""
+        cut = max(text.rfind(" "), text.rfind("\t"))
+        if cut <= 0:
+            return ""
+        head = text[:cut]
+        if "<" in head or head.count("`") % 2 or head.rfind("[") > head.rfind("]"):
+            return ""
+        shown = self._rewrite(head)
+        self.pending, self.midline = text[cut:], True
+        return shown
+
+    def _rewrite(self, text: str) -> str:
+        """``_rewrite_line`` of a piece of a line: a piece after the shown start of its line
+        (it begins with the space of the cut) is rewritten as it reads in the whole line."""
+        if not self.midline:
+            return _rewrite_line(text, self.n)[0]
+        return _rewrite_line("x" + text, self.n)[0][1:]
+
+    def finish(self, body: str) -> str:
+        """What to show after the last delta, given the checked answer's ``body``."""
+        out = self._line(self.pending, last=True) if self.pending else ""
+        self.pending = ""
+        if self.held:
+            rewritten = [_rewrite_line(line, self.n)[0] for line in self.held]
+            kept = "\n".join(rewritten).strip()
+            if kept and kept in body:  # not a trailing list after all: the check kept it
+                out += "\n".join(rewritten)
+            self.held = []
+        return out
+
+    def _line(self, line: str, last: bool = False) -> str:
+        end = "" if last else "\n"
+        if self.midline:  # the rest of a prose line whose start is shown
+            rest = self._rewrite(line)
+            self.midline = False
+            return rest + end
+        if self.thinking:
+            close = line.lower().find("</think>")
+            if close < 0:
+                return ""
+            self.thinking, line = False, line[close + len("</think>"):]
+        if "<think>" in line.lower():
+            self.thinking = bool(_OPEN_THINK.search(line))
+            line = _THINK.sub("", line)
+        if self.held:
+            self.held.append(line)
+            return ""
+        if self.fence is not None:
+            if self.fence.match(line):
+                self.fence = None
+            return line + end
+        opener = _FENCE.match(line)
+        if opener:
+            mark = opener.group(1)
+            self.fence = re.compile(r"^\s{0,3}" + re.escape(mark[0]) + rf"{{{len(mark)},}}\s*$")
+            return line + end
+        if _OWN_LIST.match(line):
+            self.held.append(line)
+            return ""
+        return _rewrite_line(line, self.n)[0] + end
+
+
+_HEADINGS = ("sources", "references", "citations")
+
+
+def _could_open(text: str) -> bool:
+    """Whether an unfinished line may still become a fence or a source-list heading."""
+    lead = text.lstrip(" ")
+    if lead[:1] in ("`", "~", "<") or not lead.strip():
+        return True
+    word = lead.lstrip("#*_ \t").lower()
+    return any(h.startswith(word) or word.startswith(h) for h in _HEADINGS)
+
+
 # -- the whole step ---------------------------------------------------------------------------
 def answer_question(
     question: str,
@@ -375,8 +489,9 @@ def answer_question(
 ) -> Answer:
     """Answer ``question`` from ``hits``, or abstain (no LLM call) when the evidence is weak.
 
-    With ``on_delta`` the reply is streamed and each raw delta is passed on as it arrives (for
-    a TTY); the returned ``Answer`` always holds the checked, rendered text.
+    With ``on_delta`` the reply is streamed and passed on a line at a time as it arrives,
+    checked (``CheckedStream``: no invalid citation, no model-made source list); the
+    returned ``Answer`` always holds the checked, rendered text.
     """
     if weak or not hits:
         why = "weak evidence" if weak else "no search hits"
@@ -387,9 +502,13 @@ def answer_question(
         raw = client.complete(messages)
     else:
         parts: list[str] = []
+        shown = CheckedStream(len(sources))
         for delta in client.stream(messages):
             parts.append(delta)
-            on_delta(delta)
+            if text := shown.feed(delta):
+                on_delta(text)
         raw = "".join(parts)
     checked = check_citations(raw, sources)
+    if on_delta is not None and (rest := shown.finish(checked.body)):
+        on_delta(rest)
     return Answer(question, checked.text, checked.citations, False, checked.notes)

@@ -38,6 +38,10 @@ log = logging.getLogger(__name__)
 KEEP_JOBS = 20  # finished jobs remembered for get_status / GET /jobs/{id}
 
 
+class _ReaderLeft(Exception):
+    """Raised into a streamed answer whose reader is gone."""
+
+
 class Service:
     """A server's view of one index: a lazily opened session plus background indexing jobs."""
 
@@ -209,26 +213,40 @@ class Service:
         request = SearchRequest.of(request, **options)
         return self.session().ask(request, on_delta=on_delta)
 
-    def ask_events(self, request: SearchRequest | str, /, **options: Any) -> Iterator[str | Answer]:
+    def ask_events(self, request: SearchRequest | str, /, *, left: threading.Event | None = None,
+                   **options: Any) -> Iterator[str | Answer]:
         """``ask`` as events for a streaming skin: each raw delta of the reply (a str) as
         it arrives, then the checked :class:`Answer`. The answer runs in a worker thread;
         its errors raise from the iterator, before the first event when the question fails
-        before the reply starts (so an HTTP skin can still answer with an error status)."""
+        before the reply starts (so an HTTP skin can still answer with an error status).
+        Setting ``left`` (or closing the iterator) says the reader went away: the answer stops
+        reading the LLM's reply at its next delta."""
         events: queue.SimpleQueue[Any] = queue.SimpleQueue()
         end = object()
+        left = left or threading.Event()  # the reader went away (the HTTP client closed the stream)
+
+        def deliver(delta: str) -> None:
+            if left.is_set():
+                raise _ReaderLeft  # stops reading the reply: the LLM call ends here
+            events.put(delta)
 
         def run() -> None:
             try:
-                events.put(self.ask(request, on_delta=events.put, **options))
+                events.put(self.ask(request, on_delta=deliver, **options))
+            except _ReaderLeft:
+                log.info("the client left a streamed answer: the LLM call stopped")
             except BaseException as exc:  # noqa: BLE001 - handed to the reading thread
                 events.put(exc)
             events.put(end)
 
         threading.Thread(target=run, name="codeseam-ask", daemon=True).start()
-        while (event := events.get()) is not end:
-            if isinstance(event, BaseException):
-                raise event
-            yield event
+        try:
+            while (event := events.get()) is not end:
+                if isinstance(event, BaseException):
+                    raise event
+                yield event
+        finally:
+            left.set()
 
     def remove(self, repo: str) -> int:
         running = self.running_job()

@@ -38,6 +38,7 @@ request while no indexing job runs, close in one order).
 from __future__ import annotations
 
 import itertools
+import threading
 import json
 import logging
 import os
@@ -187,10 +188,10 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = MA
     def ask(body: AskRequest = Body()) -> dict[str, Any] | StreamingResponse:
         if not body.stream:  # the service checks for an LLM first, then the question
             return codec.answer_json(service.ask(body.question, repo=body.repo, k=body.k), text=True)
-        events = service.ask_events(body.question, repo=body.repo, k=body.k)
+        left = threading.Event()
+        events = service.ask_events(body.question, repo=body.repo, k=body.k, left=left)
         first = next(events)  # a question that fails before the reply starts gets its status code
-        return StreamingResponse(_ask_lines(itertools.chain([first], events)),
-                                 media_type="application/x-ndjson")
+        return _AnswerStream(_ask_lines(itertools.chain([first], events)), left)
 
     @app.get("/repos/{repo_id}")
     def inspect(repo_id: str) -> dict[str, Any]:
@@ -201,6 +202,21 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = MA
         return {"repo": repo_id, "removed_chunks": service.remove(repo_id)}
 
     return app
+
+
+class _AnswerStream(StreamingResponse):
+    """A streamed answer that tells the answer when the response ended, the client gone
+    included (``left``): the server then stops reading the LLM's reply."""
+
+    def __init__(self, lines: Iterator[str], left: threading.Event) -> None:
+        super().__init__(lines, media_type="application/x-ndjson")
+        self.left = left
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.left.set()
 
 
 def _ask_lines(events: Iterator[str | Answer]) -> Iterator[str]:
