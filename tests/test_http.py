@@ -4,6 +4,7 @@ Milvus Lite, real tree-sitter, the fake embedder and the loopback fake LLM."""
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import threading
@@ -174,6 +175,24 @@ def test_delete_repo_and_inspect(site):
     assert_error(c.delete("/repos/gone"), 404, "NotIndexedError")
     assert_error(c.get("/repos/gone"), 404, "NotIndexedError")
     assert "gone" not in {r["repo"] for r in c.get("/status").json()["index"]["repos"]}
+
+
+def test_a_repo_id_with_a_slash_is_inspected_and_removed_through_the_server(site):
+    """Issue 40, finding 6: ``--repo-id team/app`` could be indexed but not inspected or
+    removed through a server (404: the route took one path segment)."""
+    from codeseam.owner.client import RemoteIndex
+    from codeseam.owner.serverfile import ServerInfo
+
+    c, tmp = site["client"], site["tmp"]
+    slashed = make_repo(tmp / "work" / "slashed")
+    assert wait_job(c, c.post("/index", json={"path": str(slashed), "repo_id": "team/app"}).json()["id"])["state"] == "done"
+    assert set(c.get("/repos/team%2Fapp").json()["files"]) == {"pkg/retry.py", "config.go"}
+    assert set(c.get("/repos/team/app").json()["files"]) == {"pkg/retry.py", "config.go"}
+    with RemoteIndex(ServerInfo("http", os.getpid(), url=site["url"]), site["settings"]) as remote:
+        assert set(remote.inspect("team/app")["files"]) == {"pkg/retry.py", "config.go"}
+        assert remote.remove("team/app") > 0
+    assert_error(c.get("/repos/team%2Fapp"), 404, "NotIndexedError")
+    assert "team/app" not in {r["repo"] for r in c.get("/status").json()["index"]["repos"]}
 
 
 def test_ask_answers_with_checked_citations(site, llm):

@@ -193,11 +193,11 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = MA
         first = next(events)  # a question that fails before the reply starts gets its status code
         return _AnswerStream(_ask_lines(itertools.chain([first], events)), left)
 
-    @app.get("/repos/{repo_id}")
+    @app.get("/repos/{repo_id:path}")  # a repo id may hold "/" (sent as %2F or as is)
     def inspect(repo_id: str) -> dict[str, Any]:
         return service.inspect(repo_id)
 
-    @app.delete("/repos/{repo_id}")
+    @app.delete("/repos/{repo_id:path}")
     def remove(repo_id: str) -> dict[str, Any]:
         return {"repo": repo_id, "removed_chunks": service.remove(repo_id)}
 
