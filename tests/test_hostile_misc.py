@@ -192,3 +192,35 @@ def test_the_data_dir_is_private_and_remove_leaves_no_text(tmp_path) -> None:
     os.chmod(data / "index.db", 0o644)
     assert run_cli("status", cwd=tmp_path, env=env, timeout=300).returncode == 0
     assert data.stat().st_mode & 0o777 == 0o700 and modes(data)["index.db"] == 0o600
+
+
+def test_a_server_whose_data_dir_is_deleted_says_so_instead_of_serving_stale_rows(tmp_path) -> None:
+    """Before: the Lite process kept the deleted file open, so the server went on answering
+    searches from rows that were no longer the index (while the CLI, finding no server file,
+    built a second index beside it)."""
+    import shutil
+
+    import httpx
+
+    from codeseam.service import Service
+    from codeseam.settings import load_settings
+    from codeseam.surfaces.http import create_app
+    from tests.test_http import make_repo, running, wait_job
+
+    repo = make_repo(tmp_path / "work" / "proj")
+    data = tmp_path / "data"
+    settings = load_settings(env={"RAG_CONFIG": os.devnull, "RAG_DATA_DIR": str(data),
+                                  "RAG_EMBEDDING_BACKEND": "fake"})
+    service = Service(settings, cwd=tmp_path / "work", watch=False).open()
+    try:
+        with running(create_app(service)) as url, httpx.Client(base_url=url, timeout=60) as c:
+            assert wait_job(c, c.post("/index", json={"path": str(repo)}).json()["id"])["state"] == "done"
+            assert c.get("/search", params={"q": "retry delay"}).json()["hits"]
+            shutil.rmtree(data)
+            res = c.get("/search", params={"q": "retry delay"})
+            assert res.status_code >= 500 and "deleted or replaced" in res.json()["error"], res.text
+            assert "Traceback" not in res.text
+            assert c.post("/index", json={"path": str(repo)}).status_code >= 500
+            assert service.index_gone is True and not data.exists()  # nothing rebuilt behind the user's back
+    finally:
+        service.close()

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import codec, safety
-from .errors import CodeseamError, ConfigError, FatalError, IndexBusyError, LLMUnavailableError, NotIndexedError
+from .errors import (CodeseamError, ConfigError, FatalError, IndexBusyError, LLMUnavailableError, NotIndexedError,
+                     StoreError)
 from .interface import SearchRequest
 from .jobs import Job, JobCancelled, UnknownJobError
 from .records import Answer, RefsResult, SearchResult, Status
@@ -36,6 +37,17 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger(__name__)
 
 KEEP_JOBS = 20  # finished jobs remembered for get_status / GET /jobs/{id}
+
+
+def _lite_identity(settings: Settings) -> tuple[int, int] | None:
+    """(device, inode) of the Lite file, or None for a Milvus server; (0, 0) when it is gone."""
+    if not settings.is_lite:
+        return None
+    try:
+        st = os.stat(Path(settings.resolved_milvus_uri).expanduser())
+    except OSError:
+        return (0, 0)
+    return (st.st_dev, st.st_ino)
 
 
 class _ReaderLeft(Exception):
@@ -58,6 +70,7 @@ class Service:
         self._ids = itertools.count(1)
         self._threads: list[threading.Thread] = []
         self._closed = False
+        self._identity: tuple[int, int] | None = None  # (device, inode) of the Lite file opened
 
     # -- lifecycle -------------------------------------------------------------------------
     def open(self) -> Service:
@@ -73,12 +86,23 @@ class Service:
         with self._open_lock:
             if self._ix is None:
                 self._ix = api.Index(self.settings, create=True)
+                self._identity = _lite_identity(self.settings)
                 log.info("opened the index at %s", self.settings.resolved_milvus_uri)
                 if self.watch and self.settings.freshness != "off":
                     self._ix.refresher.enable_watching()
                 if self.on_open is not None:
                     self.on_open()
+            elif self._identity is not None and _lite_identity(self.settings) != self._identity:
+                raise StoreError(
+                    f"the index file {self.settings.resolved_milvus_uri} was deleted or replaced while this "
+                    "server held it: the rows it serves are no longer the index",
+                    hint="stop this server (`codeseam stop`, or end `codeseam serve`), then index again")
             return self._ix
+
+    @property
+    def index_gone(self) -> bool:
+        """The Lite file this server opened is no longer at its path (the data dir deleted)."""
+        return self._identity is not None and _lite_identity(self.settings) != self._identity
 
     @property
     def is_open(self) -> bool:
