@@ -224,3 +224,31 @@ def test_a_server_whose_data_dir_is_deleted_says_so_instead_of_serving_stale_row
             assert service.index_gone is True and not data.exists()  # nothing rebuilt behind the user's back
     finally:
         service.close()
+
+
+def test_a_file_named_after_a_secret_is_never_stored_nor_shown(tmp_path) -> None:
+    """Before: ``keys/AKIA....txt`` was indexed under its name, so the key sat in index.db and
+    came back in every hit, the index report and ``codeseam scrub``."""
+    root = git_repo(tmp_path / "repo", {"app.py": "def handler(event):\n    return event\n"})
+    (root / "keys").mkdir()
+    (root / "keys" / f"{AWS_ID}.txt").write_text("handler notes: nothing secret in here\n")
+    (root / "keys" / f"{AWS_ID}.bin").write_bytes(b"\0" * 64)  # a skip: its path is shown too
+    data = tmp_path / "data"
+    env = index_env(data)
+    res = run_cli("index", str(root), "--json", cwd=tmp_path, env=env, timeout=300)
+    assert res.returncode == 0, res.stderr
+    report = json.loads(res.stdout)
+    reasons = {s["path"]: s["reason"] for s in report["skips"]}
+    assert reasons == {"keys/[REDACTED:aws-access-key-id].txt": "secret-name",
+                       "keys/[REDACTED:aws-access-key-id].bin": "binary"}
+    found = run_cli("search", "handler notes", "--json", cwd=tmp_path, env=env, timeout=300)
+    scrubbed = run_cli("scrub", str(root), "--json", cwd=tmp_path, env=env, timeout=300)
+    assert found.returncode == 0 and scrubbed.returncode == 0
+    assert "keys/[REDACTED:aws-access-key-id].txt" in scrubbed.stdout
+    shown = res.stdout + res.stderr + found.stdout + found.stderr + scrubbed.stdout + scrubbed.stderr
+    assert AWS_ID not in shown and AWS_ID.encode() not in stored_bytes(data)
+    # renamed, the file is indexed as any other
+    (root / "keys" / f"{AWS_ID}.txt").rename(root / "keys" / "notes.txt")
+    assert run_cli("index", str(root), cwd=tmp_path, env=env, timeout=300).returncode == 0
+    found = run_cli("search", "handler notes", "--json", cwd=tmp_path, env=env, timeout=300)
+    assert "keys/notes.txt" in found.stdout

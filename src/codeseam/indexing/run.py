@@ -86,6 +86,10 @@ class IndexRun:
 
     def _run(self, discovery: Discovery) -> IndexReport:
         t0 = time.perf_counter()
+        if self.settings.scrub:  # a file named after a secret is skipped, every shown name redacted
+            from .names import drop_secret_names
+
+            discovery = drop_secret_names(discovery)
         self._absorb_discovery(discovery)
         from ..scrub import load_allow
 

@@ -94,10 +94,15 @@ def scan_paths(paths: tuple[str, ...], settings) -> ScanReport:
                 continue
             report.files_scanned += 1
             result = scrub_text(text, allow=allow_cache[root])
-            if result.redactions:
+            name = scrub_text(shown)  # a file named after a secret is shown redacted
+            if result.redactions or name.redactions:
                 report.files_with_redactions += 1
-            report.findings += [{"path": shown, "line": r.line, "kind": r.kind, "rule": r.rule,
+            report.findings += [{"path": name.text, "line": 0, "kind": r.kind, "rule": r.rule,
+                                 "preview": r.preview} for r in name.redactions]
+            report.findings += [{"path": name.text, "line": r.line, "kind": r.kind, "rule": r.rule,
                                  "preview": r.preview} for r in result.redactions]
+    for skip in report.skipped:
+        skip["path"] = scrub_text(skip["path"]).text
     return report
 
 
