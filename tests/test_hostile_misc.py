@@ -252,3 +252,20 @@ def test_a_file_named_after_a_secret_is_never_stored_nor_shown(tmp_path) -> None
     assert run_cli("index", str(root), cwd=tmp_path, env=env, timeout=300).returncode == 0
     found = run_cli("search", "handler notes", "--json", cwd=tmp_path, env=env, timeout=300)
     assert "keys/notes.txt" in found.stdout
+
+
+def test_the_server_file_is_not_written_through_a_planted_link(tmp_path, victim) -> None:
+    """The server file's temp name is predictable (``.<index>.server.json.<pid>.tmp``): a link
+    planted there was opened with O_TRUNC and followed."""
+    from codeseam.owner.serverfile import read_server_file, server_file, write_server_file
+    from codeseam.settings import load_settings
+
+    settings = load_settings(env={"RAG_CONFIG": os.devnull, "RAG_DATA_DIR": str(tmp_path / "data")})
+    path = server_file(settings)
+    assert path is not None
+    path.parent.mkdir(parents=True)
+    path.with_name(f".{path.name}.{os.getpid()}.tmp").symlink_to(victim)
+    write_server_file(settings, "http", url="http://127.0.0.1:1")
+    assert victim.read_text() == BASHRC
+    info = read_server_file(settings)
+    assert info is not None and info.pid == os.getpid() and not path.is_symlink()
