@@ -30,7 +30,7 @@ The citation rule (what a reader of an answer can rely on):
    cited only there do not count as used. ``<think>...</think>`` reasoning is dropped as well.
 7. **Streamed replies** obey the same rule as they are shown (``CheckedStream``): prose is
    passed on a settled word at a time (code a line at a time), with its invalid citations
-   removed; reasoning is dropped;
+   removed; reasoning is dropped (``answer_stream.py``);
    a ``Sources:``-like heading and what follows it are held back until the reply ends and
    shown only when the final check keeps them (it was not a trailing list).
 
@@ -46,6 +46,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .citation_groups import FENCE, OWN_LIST, THINK, rewrite_line
 from .records import Answer, Citation, Hit
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -142,25 +143,10 @@ def build_messages(question: str, sources: Sequence[Source]) -> list[dict]:
 
 
 # -- checking the reply ----------------------------------------------------------------------
-_THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.S | re.I)
-_OPEN_THINK = re.compile(r"<think>(?!.*</think>)", re.S | re.I)  # reasoning still going on
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-_CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)")
-_GROUP = re.compile(
-    r"\[\^?\s*(?:(?:sources?|refs?)\s*:?\s*)?"
-    r"(\d{1,6}(?:\s*[-\u2013]\s*\d{1,6})?(?:\s*[,;]\s*\d{1,6}(?:\s*[-\u2013]\s*\d{1,6})?)*)"
-    r"\s*\](?!\()",
-    re.I,
-)
-_RANGE = re.compile(r"\s*(\d+)\s*(?:[-\u2013]\s*(\d+))?\s*")
-_OWN_LIST = re.compile(
-    r"^\s*(?:#{1,6}\s*)?[*_]{0,2}(?:sources|references|citations)(?: used)?[*_]{0,2}\s*"
-    r"(?::[*_]{0,2}.*|$)", re.I)
 _NOT_FOUND = re.compile(
     r"\b(?:sources?|context|excerpts?)\b[^.\n]{0,60}?"
     r"\b(?:do(?:es)?\s+not|do(?:es)?n[\u2019']t|cannot|can[\u2019']t)\s+"
     r"(?:contain|include|show|answer|mention|cover|say|describe|explain)", re.I)
-_MAX_RANGE = 50
 
 
 @dataclass
@@ -178,7 +164,7 @@ def _blocks(lines: list[str]) -> list[_Block]:
         if not lines[i].strip():
             i += 1
             continue
-        opener = _FENCE.match(lines[i])
+        opener = FENCE.match(lines[i])
         if opener:
             mark, j = opener.group(1), i + 1
             closer = re.compile(r"^\s{0,3}" + re.escape(mark[0]) + rf"{{{len(mark)},}}\s*$")
@@ -188,95 +174,11 @@ def _blocks(lines: list[str]) -> list[_Block]:
             i = j + 1
             continue
         j = i
-        while j < len(lines) and lines[j].strip() and not _FENCE.match(lines[j]):
+        while j < len(lines) and lines[j].strip() and not FENCE.match(lines[j]):
             j += 1
         blocks.append(_Block(i, j, False))
         i = j
     return blocks
-
-
-def _numbers(spec: str) -> list[int] | None:
-    out: list[int] = []
-    for part in re.split(r"[,;]", spec):
-        m = _RANGE.fullmatch(part)
-        if m is None:
-            return None
-        lo = int(m.group(1))
-        hi = int(m.group(2) or lo)
-        if hi < lo or hi - lo > _MAX_RANGE:
-            return None
-        out.extend(range(lo, hi + 1))
-    return out
-
-
-_Group = tuple[int, int, list[int], bool]  # start, end, numbers, glued to an identifier
-
-
-def _find_groups(line: str, n_sources: int) -> list[_Group]:
-    """Citation groups on one line, code spans and indexing like ``args[0]`` excluded."""
-    protected = [m.span() for m in _CODE_SPAN.finditer(line)]
-    found: list[_Group] = []
-    last_end, last_cite = -1, False
-    for m in _GROUP.finditer(line):
-        if any(a <= m.start() < b for a, b in protected):
-            continue
-        nums = _numbers(m.group(1))
-        prev = line[m.start() - 1] if m.start() else " "
-        chained = prev == "]" and last_end == m.start() and last_cite
-        glued = (prev.isalnum() or prev in "_)]") and not chained
-        ok = nums is not None and (not glued or all(1 <= n <= n_sources for n in nums))
-        if prev == "]" and last_end == m.start() and not last_cite:
-            ok = False  # the next index of ``x[9][1]``
-        last_end, last_cite = m.end(), ok
-        if ok:
-            found.append((m.start(), m.end(), nums or [], glued))
-    return found
-
-
-def _merge_runs(line: str, groups: list[_Group]) -> list[_Group]:
-    """Merge groups separated only by spaces (``[1] [3]``, ``[1][3]``) into one."""
-    runs: list[_Group] = []
-    for start, end, nums, glued in groups:
-        if runs and not glued and not runs[-1][3] and not line[runs[-1][1]:start].strip():
-            s, _, prev, _ = runs[-1]
-            runs[-1] = (s, end, prev + nums, False)
-        else:
-            runs.append((start, end, list(nums), glued))
-    return runs
-
-
-def _rewrite_line(line: str, n_sources: int) -> tuple[str, set[int], set[int]]:
-    """Canonicalise valid groups, drop invalid numbers; return (line, valid, invalid)."""
-    runs = _merge_runs(line, _find_groups(line, n_sources))
-    if not runs:
-        return line, set(), set()
-    valid: set[int] = set()
-    invalid: set[int] = set()
-    out, pos, removed = "", 0, False
-    for start, end, nums, glued in [*runs, (len(line), len(line), None, False)]:
-        seg = line[pos:start]
-        if removed:  # glue the text around a removed group back together
-            if not out.strip():
-                seg = seg.lstrip(" \t")
-            elif seg[:1].isalnum():
-                seg = " " + seg
-        out += seg
-        if nums is None:
-            break
-        if glued:  # counted, but left as written: it may be code after all
-            valid.update(nums)
-            out, pos, removed = out + line[start:end], end, False
-            continue
-        good = sorted({n for n in nums if 1 <= n <= n_sources})
-        invalid.update(n for n in nums if not 1 <= n <= n_sources)
-        valid.update(good)
-        removed = not good
-        if good:
-            out += "[" + ", ".join(map(str, good)) + "]"
-        elif out.strip():
-            out = out.rstrip(" \t")
-        pos = end
-    return out, valid, invalid
 
 
 def _own_list_start(lines: list[str], blocks: list[_Block]) -> int | None:
@@ -286,7 +188,7 @@ def _own_list_start(lines: list[str], blocks: list[_Block]) -> int | None:
         if b.code:
             return None
         for li in range(b.start, b.end):
-            if _OWN_LIST.match(lines[li]):
+            if OWN_LIST.match(lines[li]):
                 if li > b.start:  # the heading sits mid-paragraph: split the block there
                     blocks.insert(k + 1, _Block(li, b.end, False))
                     b.end = li
@@ -310,7 +212,7 @@ def check_citations(raw_answer: str, sources: Sequence[Source]) -> CheckedAnswer
     n = len(sources)
     by_n = {s.n: s for s in sources}
     notes: list[str] = []
-    lines = _THINK.sub("", raw_answer).strip("\n").split("\n")
+    lines = THINK.sub("", raw_answer).strip("\n").split("\n")
     blocks = _blocks(lines)
     own = _own_list_start(lines, blocks)
     if own is not None:
@@ -325,7 +227,7 @@ def check_citations(raw_answer: str, sources: Sequence[Source]) -> CheckedAnswer
             continue
         cited: set[int] = set()
         for li in range(b.start, b.end):
-            lines[li], valid, bad = _rewrite_line(lines[li], n)
+            lines[li], valid, bad = rewrite_line(lines[li], n)
             cited |= valid
             invalid |= bad
         used |= cited
@@ -370,114 +272,6 @@ def format_sources(citations: Sequence[Citation]) -> str:
     return "Sources:\n" + "\n".join(rows)
 
 
-# -- streaming ---------------------------------------------------------------------------------
-class CheckedStream:
-    """The deltas of a streamed reply, as they may be shown: settled words, citations checked.
-
-    ``feed`` takes a raw delta and returns the text to show now (prose up to its last settled
-    word, code a whole line at a time); ``finish`` takes the checked
-    answer's body and returns what is left to show (held-back lines the check kept, the last
-    line). What is shown is never a citation outside the sources sent, nor the model's own
-    source list; the ``Sources:`` list of the checked answer follows it (the skins add it)."""
-
-    def __init__(self, n_sources: int) -> None:
-        self.n = n_sources
-        self.pending = ""  # the current, unfinished line
-        self.fence: re.Pattern[str] | None = None  # the closer of the code block we are in
-        self.thinking = False
-        self.held: list[str] = []  # from a source-list heading on, until the reply ends
-        self.midline = False  # the start of the current line is already shown
-
-    def feed(self, delta: str) -> str:
-        self.pending += delta
-        out = ""
-        if "\n" in self.pending:
-            *lines, self.pending = self.pending.split("\n")
-            out = "".join(self._line(line) for line in lines)
-        return out + self._partial()
-
-    def _partial(self) -> str:
-        """The settled words of the unfinished prose line: up to its last space, when nothing
-        before that can still change (no open ``[``, code span or ``<think>``), and the line
-        cannot turn out to be a fence, a source-list heading or reasoning."""
-        text = self.pending
-        if self.fence is not None or self.held or self.thinking or not text:
-            return ""
-        if not self.midline and _could_open(text):
-            return ""
-        cut = max(text.rfind(" "), text.rfind("\t"))
-        if cut <= 0:
-            return ""
-        head = text[:cut]
-        if "<" in head or head.count("`") % 2 or head.rfind("[") > head.rfind("]"):
-            return ""
-        shown = self._rewrite(head)
-        self.pending, self.midline = text[cut:], True
-        return shown
-
-    def _rewrite(self, text: str) -> str:
-        """``_rewrite_line`` of a piece of a line: a piece after the shown start of its line
-        (it begins with the space of the cut) is rewritten as it reads in the whole line."""
-        if not self.midline:
-            return _rewrite_line(text, self.n)[0]
-        return _rewrite_line("x" + text, self.n)[0][1:]
-
-    def finish(self, body: str) -> str:
-        """What to show after the last delta, given the checked answer's ``body``."""
-        out = self._line(self.pending, last=True) if self.pending else ""
-        self.pending = ""
-        if self.held:
-            rewritten = [_rewrite_line(line, self.n)[0] for line in self.held]
-            kept = "\n".join(rewritten).strip()
-            if kept and kept in body:  # not a trailing list after all: the check kept it
-                out += "\n".join(rewritten)
-            self.held = []
-        return out
-
-    def _line(self, line: str, last: bool = False) -> str:
-        end = "" if last else "\n"
-        if self.midline:  # the rest of a prose line whose start is shown
-            rest = self._rewrite(line)
-            self.midline = False
-            return rest + end
-        if self.thinking:
-            close = line.lower().find("</think>")
-            if close < 0:
-                return ""
-            self.thinking, line = False, line[close + len("</think>"):]
-        if "<think>" in line.lower():
-            self.thinking = bool(_OPEN_THINK.search(line))
-            line = _THINK.sub("", line)
-        if self.held:
-            self.held.append(line)
-            return ""
-        if self.fence is not None:
-            if self.fence.match(line):
-                self.fence = None
-            return line + end
-        opener = _FENCE.match(line)
-        if opener:
-            mark = opener.group(1)
-            self.fence = re.compile(r"^\s{0,3}" + re.escape(mark[0]) + rf"{{{len(mark)},}}\s*$")
-            return line + end
-        if _OWN_LIST.match(line):
-            self.held.append(line)
-            return ""
-        return _rewrite_line(line, self.n)[0] + end
-
-
-_HEADINGS = ("sources", "references", "citations")
-
-
-def _could_open(text: str) -> bool:
-    """Whether an unfinished line may still become a fence or a source-list heading."""
-    lead = text.lstrip(" ")
-    if lead[:1] in ("`", "~", "<") or not lead.strip():
-        return True
-    word = lead.lstrip("#*_ \t").lower()
-    return any(h.startswith(word) or word.startswith(h) for h in _HEADINGS)
-
-
 # -- the whole step ---------------------------------------------------------------------------
 def answer_question(
     question: str,
@@ -501,6 +295,8 @@ def answer_question(
     if on_delta is None:
         raw = client.complete(messages)
     else:
+        from .answer_stream import CheckedStream
+
         parts: list[str] = []
         shown = CheckedStream(len(sources))
         for delta in client.stream(messages):
