@@ -308,16 +308,41 @@ def test_no_citations_end_to_end(fake_openai):
     assert NO_CITATION_WARNING in answer.answer
 
 
-def test_streaming_passes_deltas_in_order_then_checks(fake_openai):
+def test_streaming_passes_checked_lines_in_order_then_checks(fake_openai):
     raw = "The delay doubles per attempt [1][2]. It is capped at a maximum [9].\n\nJitter is random [3]."
     fake_openai.script(Reply(content=raw, chunks=6))
     deltas: list[str] = []
     answer = answer_question(QUESTION, make_hits(), client_for(fake_openai), weak=False,
                              on_delta=deltas.append)
-    assert len(deltas) == 6 and "".join(deltas) == raw
+    assert "".join(deltas) == "The delay doubles per attempt [1, 2]. It is capped at a maximum.\n\nJitter is random [3]."
+    assert len(deltas) >= 4  # settled words as they arrive, not the whole reply at the end
     assert fake_openai.chat_requests()[0]["stream"] is True
     assert answer.answer == check_citations(raw, build_sources(make_hits())).text
     assert cited(answer) == [1, 2, 3]
+
+
+def test_a_streamed_reply_shows_no_invalid_citation_nor_its_own_source_list(fake_openai):
+    """Issue 40, finding 6: before, the raw deltas went to the screen, so ``[9]`` and the
+    model's own ``Sources:`` list (naming /etc/passwd, never sent) stayed there, the checked
+    list printed after them."""
+    raw = ("<think>the user wants [7]</think>The delay doubles [1] [9].\n"
+           "```python\nx = args[9]\n```\n"
+           "It is capped [2; 12].\n\nSources:\n[1] /etc/passwd:1-1\n[9] ~/.ssh/id_rsa:1-3\n")
+    fake_openai.script(Reply(content=raw, chunks=40))
+    deltas: list[str] = []
+    answer = answer_question(QUESTION, make_hits(), client_for(fake_openai), weak=False,
+                             on_delta=deltas.append)
+    shown = "".join(deltas)
+    assert shown == "The delay doubles [1].\n```python\nx = args[9]\n```\nIt is capped [2].\n\n"
+    assert "/etc/passwd" not in shown and "[7]" not in shown and "think" not in shown
+    assert "/etc/passwd" not in answer.answer and cited(answer) == [1, 2]
+    # a heading that was not a trailing list (code follows it) is shown once the check keeps it
+    raw = "Steps [1]:\n\nReferences to the base [2]\n\n```\nbase = 2\n```\n"
+    fake_openai.script(Reply(content=raw, chunks=9))
+    deltas = []
+    answer = answer_question(QUESTION, make_hits(), client_for(fake_openai), weak=False,
+                             on_delta=deltas.append)
+    assert "References to the base [2]" in "".join(deltas) and "References" in answer.answer
 
 
 @pytest.mark.parametrize("replies,kw,error,match", [

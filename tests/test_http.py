@@ -4,6 +4,7 @@ Milvus Lite, real tree-sitter, the fake embedder and the loopback fake LLM."""
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import threading
@@ -176,6 +177,24 @@ def test_delete_repo_and_inspect(site):
     assert "gone" not in {r["repo"] for r in c.get("/status").json()["index"]["repos"]}
 
 
+def test_a_repo_id_with_a_slash_is_inspected_and_removed_through_the_server(site):
+    """Issue 40, finding 6: ``--repo-id team/app`` could be indexed but not inspected or
+    removed through a server (404: the route took one path segment)."""
+    from codeseam.owner.client import RemoteIndex
+    from codeseam.owner.serverfile import ServerInfo
+
+    c, tmp = site["client"], site["tmp"]
+    slashed = make_repo(tmp / "work" / "slashed")
+    assert wait_job(c, c.post("/index", json={"path": str(slashed), "repo_id": "team/app"}).json()["id"])["state"] == "done"
+    assert set(c.get("/repos/team%2Fapp").json()["files"]) == {"pkg/retry.py", "config.go"}
+    assert set(c.get("/repos/team/app").json()["files"]) == {"pkg/retry.py", "config.go"}
+    with RemoteIndex(ServerInfo("http", os.getpid(), url=site["url"]), site["settings"]) as remote:
+        assert set(remote.inspect("team/app")["files"]) == {"pkg/retry.py", "config.go"}
+        assert remote.remove("team/app") > 0
+    assert_error(c.get("/repos/team%2Fapp"), 404, "NotIndexedError")
+    assert "team/app" not in {r["repo"] for r in c.get("/status").json()["index"]["repos"]}
+
+
 def test_ask_answers_with_checked_citations(site, llm):
     c = site["client"]
     llm.script("The delay is drawn with jitter [1]. The cap comes from `cap` [1, 9].")
@@ -206,12 +225,31 @@ def test_ask_streams_deltas_then_the_checked_answer(site, llm):
     lines = ndjson(c.post("/ask", json={"question": "how is the retry delay computed?", "k": 3, "stream": True}))
     *deltas, last = lines
     assert len(deltas) >= 2 and all(set(d) == {"delta"} for d in deltas)
-    assert "".join(d["delta"] for d in deltas) == reply  # the raw reply, as the model sent it
+    # the reply as it may be shown: citations checked as they arrive (issue 40: [9] was streamed)
+    assert "".join(d["delta"] for d in deltas) == reply.replace("[1, 9]", "[1]")
     assert last["done"] is True
     llm.script(whole_reply)
     whole = c.post("/ask", json={"question": "how is the retry delay computed?", "k": 3}).json()
     assert {k: v for k, v in last.items() if k != "done"} == whole  # the same checked answer
     assert any("removed citation [9]" in n for n in last["notes"]) and "[9]" not in last["answer"]
+
+
+def ask_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "codeseam-ask" and t.is_alive()]
+
+
+def test_a_client_that_leaves_a_streamed_ask_stops_the_llm_call(site, llm):
+    """Issue 40, finding 6: before, the server read the whole reply after the client left
+    (here 200 pieces x 0.05 s = 10 s of LLM time for nobody)."""
+    llm.script(Reply("The delay doubles [1]. " * 100, chunks=200, piece_delay=0.05))
+    body = {"question": "how is the retry delay computed?", "k": 3, "stream": True}
+    with httpx.stream("POST", site["url"] + "/ask", json=body, timeout=30) as response:
+        first = next(response.iter_lines())
+        assert "delta" in json.loads(first)
+    t0 = time.monotonic()
+    while ask_threads():
+        assert time.monotonic() - t0 < 4, "the answer kept reading the LLM after the client left"
+        time.sleep(0.05)
 
 
 def test_streamed_ask_errors_before_and_during_the_reply(site, llm):
@@ -418,6 +456,45 @@ def test_loopback_server_refuses_foreign_host_names(site):
     port = url.rsplit(":", 1)[1]
     for host in (f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}", "LOCALHOST"):
         assert httpx.get(url + "/health", headers={"Host": host}).status_code == 200, host
+
+
+def test_cross_site_pages_change_nothing(site, llm):
+    """Issue 40, finding 5: a page on another site POSTs to /index and /ask (a form, a no-cors
+    fetch, or JSON from a lenient client). Before the fix the JSON one started a job (202) and
+    only FastAPI's content-type check stopped the form and text/plain ones."""
+    url, service, tmp = site["url"], site["service"], site["tmp"]
+    target = make_repo(tmp / "work" / "cross")
+    port = url.rsplit(":", 1)[1]
+    body = json.dumps({"path": str(target), "repo_id": "cross"})
+    asked = len(llm.chat_requests())
+    attempts = [
+        ({"Origin": "http://evil.example", "Content-Type": "application/json"}, body),
+        ({"Origin": "http://evil.example", "Content-Type": "text/plain"}, body),
+        ({"Origin": "http://evil.example", "Content-Type": "application/x-www-form-urlencoded"},
+         "path=" + str(target)),
+        ({"Origin": "null", "Content-Type": "application/json"}, body),  # a sandboxed frame, a file: page
+        ({"Origin": f"http://localhost:{int(port) + 1}", "Content-Type": "application/json"}, body),  # another port
+        ({"Origin": f"https://127.0.0.1:{port}", "Content-Type": "application/json"}, body),  # another scheme
+        ({"Sec-Fetch-Site": "cross-site", "Content-Type": "application/json"}, body),
+        ({"Sec-Fetch-Site": "same-site", "Content-Type": "application/json"}, body),
+    ]
+    for headers, data in attempts:
+        assert_error(httpx.post(url + "/index", headers=headers, content=data), 403, "AuthError", "another site")
+        ask = json.dumps({"question": "how does retry work?"}) if "json" in headers["Content-Type"] else data
+        assert_error(httpx.post(url + "/ask", headers=headers, content=ask), 403, "AuthError", "another site")
+        assert_error(httpx.delete(url + "/repos/proj", headers=headers), 403, "AuthError")
+    assert service.running_job() is None and len(llm.chat_requests()) == asked
+    assert "cross" not in {r["repo"] for r in site["client"].get("/status").json()["index"]["repos"]}
+    assert "proj" in {r["repo"] for r in site["client"].get("/status").json()["index"]["repos"]}
+    # reads from anywhere are answered as before (no CORS header: the page cannot read them)
+    res = httpx.get(url + "/search", params={"q": "retry"}, headers={"Origin": "http://evil.example"})
+    assert res.status_code == 200 and "access-control-allow-origin" not in res.headers
+    # the server's own page (same origin) and clients without the headers still work
+    for headers in ({"Origin": f"http://127.0.0.1:{port}", "Sec-Fetch-Site": "same-origin"}, {}):
+        job = httpx.post(url + "/index", json={"path": str(target), "repo_id": "cross"}, headers=headers)
+        assert job.status_code == 202, job.text
+        assert wait_job(site["client"], job.json()["id"])["state"] == "done"
+    assert site["client"].delete("/repos/cross").status_code == 200
 
 
 def test_openapi_document_and_docs(site):

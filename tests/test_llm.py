@@ -303,3 +303,51 @@ def test_import_is_cheap():
             "print(sorted(heavy & set(sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# -- issue 40, finding 6: an overall deadline and a reply-size cap ------------------------------
+
+def test_a_drip_fed_stream_stops_at_the_deadline(fake_openai):
+    """Before: RAG_LLM_TIMEOUT bounds each read only, so a server sending a piece every 0.2 s
+    (under the 1 s timeout) held the call for the whole reply (here 100 x 0.2 s = 20 s)."""
+    fake_openai.script(Reply(content="x" * 400, chunks=100, piece_delay=0.2))
+    client = make_client(fake_openai, timeout=1.0, deadline=1.5)
+    t0 = time.monotonic()
+    got: list[str] = []
+    with pytest.raises(LLMResponseError, match=r"longer than 1.5s in all \(RAG_LLM_DEADLINE\)"):
+        for piece in client.stream([{"role": "user", "content": "hi"}]):
+            got.append(piece)
+    assert time.monotonic() - t0 < 3.0 and 0 < len(got) < 100
+
+
+def test_a_slow_completion_stops_at_the_deadline_retries_included(fake_openai):
+    fake_openai.script(*[Reply(content="late", delay=0.8) for _ in range(5)])
+    client = make_client(fake_openai, timeout=0.5, deadline=1.2, max_retries=4, backoff=0.01)
+    t0 = time.monotonic()
+    with pytest.raises(LLMResponseError):
+        client.complete([{"role": "user", "content": "hi"}])
+    assert time.monotonic() - t0 < 2.5
+    assert len(fake_openai.chat_requests()) < 5  # the retries stop at the deadline too
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_huge_reply_is_refused_at_the_cap(fake_openai, stream):
+    """Before: a 20 MB reply was read whole (and sent on: a 42 MB response, +100 MB RSS)."""
+    fake_openai.script(Reply(content="y" * 300_000, chunks=30))
+    client = make_client(fake_openai, max_reply_bytes=100_000)
+    messages = [{"role": "user", "content": "hi"}]
+    with pytest.raises(LLMResponseError, match=r"over 100000 bytes \(RAG_LLM_MAX_REPLY_BYTES\)"):
+        if stream:
+            assert sum(len(p) for p in client.stream(messages)) < 100_000
+        else:
+            client.complete(messages)
+    fake_openai.script(Reply(content="small answer"))
+    assert client.complete(messages) == "small answer"
+
+
+def test_settings_carry_the_deadline_and_cap():
+    s = load_settings(env={"RAG_LLM_DEADLINE": "30", "RAG_LLM_MAX_REPLY_BYTES": "65536"})
+    config = LLMConfig.from_settings(s)
+    assert (config.deadline, config.max_reply_bytes) == (30.0, 65536)
+    defaults = LLMConfig.from_settings(load_settings(env={}))
+    assert defaults.deadline == 300.0 and defaults.max_reply_bytes == 1_048_576

@@ -69,7 +69,7 @@ def test_json_document(repo):
 
 def test_allow_file_at_the_repo_root_applies_to_a_subfolder(repo):
     root, secrets = repo
-    (root / ".codeseamallow").write_text("# the maintainer's address is public\n" + secrets["email"].replace(".", r"\.") + "\n")
+    (root / ".codeseamallow").write_text("# the maintainer's address is public\n" + secrets["email"] + "\n")
     doc = json.loads(run(str(root / "src"), "--json").stdout)
     assert [f["kind"] for f in doc["findings"]] == ["openai-key"]
 
@@ -90,14 +90,25 @@ def test_no_findings_exit_zero(repo):
     assert res.exit_code == 0 and res.stdout == "" and "0 redactions in 0 files" in res.stderr
 
 
-def test_bad_allow_pattern_is_a_clear_error(repo, capsys):
+def test_bad_allow_pattern_is_a_clear_error(repo, capsys, monkeypatch):
     root, _ = repo
-    (root / ".codeseamallow").write_text("[unclosed\n")
+    monkeypatch.setenv("RAG_SCRUB_ALLOW", "[unclosed")
     with pytest.raises(SystemExit) as exc:
         main(["scrub", str(root)])
     assert exc.value.code == 1
     err = capsys.readouterr().err
-    assert "invalid allow pattern" in err and ".codeseamallow:1" in err and "Traceback" not in err
+    assert "invalid allow pattern" in err and "RAG_SCRUB_ALLOW" in err and "Traceback" not in err
+
+
+def test_an_allow_file_entry_that_is_ignored_is_a_warning(repo):
+    root, secrets = repo
+    (root / ".codeseamallow").write_text(".\n[unclosed-regex\n")
+    res = run(str(root), "--json")
+    doc = json.loads(res.stdout)
+    assert len(doc["findings"]) == 4  # nothing is allowed by either line
+    assert [w.removeprefix(f"{root}/").split(": ")[0] for w in doc["warnings"]] == [".codeseamallow:1", ".codeseamallow:2"]
+    res = run(str(root))
+    assert res.stderr.count("warning: ") == 2 and "shorter than 8" in res.stderr
 
 
 def test_missing_path_is_a_usage_error(tmp_path, isolated_env):

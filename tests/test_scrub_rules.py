@@ -272,15 +272,27 @@ def test_allow_matches_the_secret_or_its_line():
         scrub_text(text, allow=["(unclosed"])
 
 
-def test_load_allow_reads_file_then_settings(tmp_path):
-    (tmp_path / ALLOW_FILE).write_text("# comment\n\n  jane@acme\\.io  \nfixture-[0-9]+\n")
-    assert load_allow(tmp_path, ["from-config", "fixture-[0-9]+"]) == ("jane@acme\\.io", "fixture-[0-9]+", "from-config")
+def test_load_allow_reads_file_values_then_settings_regexes(tmp_path):
+    (tmp_path / ALLOW_FILE).write_text("# comment\n\n  jane@acme.io  \nfixture-[0-9]+\nshort\n.*.*.*.*.*\n")
+    allow = load_allow(tmp_path, ["from-config", "fixture-[0-9]+"])
+    assert allow.literals == {"jane@acme.io", "fixture-[0-9]+"}  # values, never regexes
+    assert allow.patterns == ("from-config", "fixture-[0-9]+")
+    assert [w.split(": ", 1)[0] for w in allow.ignored] == [f"{ALLOW_FILE}:4", f"{ALLOW_FILE}:5", f"{ALLOW_FILE}:6"]
+    assert "regex" in allow.ignored[0] and "shorter than 8" in allow.ignored[1] and "no letter" in allow.ignored[2]
     assert load_allow(tmp_path / "missing") == ()
-    (tmp_path / ALLOW_FILE).write_text("ok\n[bad\n")
-    with pytest.raises(ConfigError, match=rf"{ALLOW_FILE}:2"):
-        load_allow(tmp_path)
+    (tmp_path / ALLOW_FILE).write_text("ok\n[bad-but-a-value\n")
+    assert load_allow(tmp_path).literals == {"[bad-but-a-value"}  # a repo line is never compiled
     with pytest.raises(ConfigError, match="settings"):
         load_allow(tmp_path / "missing", ["(bad"])
+    with pytest.raises(ConfigError, match="RE2"):
+        load_allow(tmp_path / "missing", ["(?<=x)y"])  # look-behind needs backtracking
+
+
+def test_an_allow_file_value_leaves_only_that_exact_match(tmp_path):
+    addr, other, key = G.email(), G.email(), G.openai()
+    (tmp_path / ALLOW_FILE).write_text(f"{addr}\nkey = \n# test fixture\n")
+    text = f"owner = '{addr}' or '{other}'\nkey = '{key}'  # test fixture\n"
+    assert redacted_kinds(text, allow=load_allow(tmp_path)) == ["email", "openai-key"]
 
 
 @pytest.mark.parametrize("secret", ["hunter2", "x", "", "a" * 11, "sk-" + "A1b2" * 12, "line\nbreak" * 3])

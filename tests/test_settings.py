@@ -78,7 +78,8 @@ def hostile_settings(tmp_path) -> Settings:
         embedding_api_key="key,with,commas", embedding_batch=7, embedding_dim=48, embedding_threads=3,
         embedding_timeout=0.1 + 0.2, embedding_precision="int8", k=9, fusion="weighted", rrf_k=61,
         dense_weight=1 / 3, weak_threshold=0.25, freshness="check", freshness_budget=1.5,
-        llm_base_url="http://llm:2/v1", llm_model="qwen,7b", llm_api_key="sk-,x", llm_timeout=12.5, enrich=True,
+        llm_base_url="http://llm:2/v1", llm_model="qwen,7b", llm_api_key="sk-,x", llm_timeout=12.5, llm_deadline=0.1 + 0.7,
+        llm_max_reply_bytes=65537, enrich=True,
         enrich_language="de", enrich_concurrency=3, allowed_roots=(str(tmp_path / "a,b"), "/srv/c "),
         server_token="t0ken,", editor_url="idea://open?file={path}&line={line}", keepalive=12.5)
     unchanged = [f.name for f in fields(Settings) if getattr(s, f.name) == f.default]

@@ -28,6 +28,11 @@ The citation rule (what a reader of an answer can rely on):
 6. **The model's own source list** (a trailing ``Sources:``/``References:`` section) is dropped,
    since it may name paths that were never sent; the checked list replaces it, and numbers
    cited only there do not count as used. ``<think>...</think>`` reasoning is dropped as well.
+7. **Streamed replies** obey the same rule as they are shown (``CheckedStream``): prose is
+   passed on a settled word at a time (code a line at a time), with its invalid citations
+   removed; reasoning is dropped (``answer_stream.py``);
+   a ``Sources:``-like heading and what follows it are held back until the reply ends and
+   shown only when the final check keeps them (it was not a trailing list).
 
 Weak evidence (the search's weak-evidence note) means no LLM call at all: ``answer_question``
 abstains with a clear message.
@@ -41,6 +46,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .citation_groups import FENCE, OWN_LIST, THINK, rewrite_line
 from .records import Answer, Citation, Hit
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -137,24 +143,10 @@ def build_messages(question: str, sources: Sequence[Source]) -> list[dict]:
 
 
 # -- checking the reply ----------------------------------------------------------------------
-_THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.S | re.I)
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-_CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)")
-_GROUP = re.compile(
-    r"\[\^?\s*(?:(?:sources?|refs?)\s*:?\s*)?"
-    r"(\d{1,6}(?:\s*[-\u2013]\s*\d{1,6})?(?:\s*[,;]\s*\d{1,6}(?:\s*[-\u2013]\s*\d{1,6})?)*)"
-    r"\s*\](?!\()",
-    re.I,
-)
-_RANGE = re.compile(r"\s*(\d+)\s*(?:[-\u2013]\s*(\d+))?\s*")
-_OWN_LIST = re.compile(
-    r"^\s*(?:#{1,6}\s*)?[*_]{0,2}(?:sources|references|citations)(?: used)?[*_]{0,2}\s*"
-    r"(?::[*_]{0,2}.*|$)", re.I)
 _NOT_FOUND = re.compile(
     r"\b(?:sources?|context|excerpts?)\b[^.\n]{0,60}?"
     r"\b(?:do(?:es)?\s+not|do(?:es)?n[\u2019']t|cannot|can[\u2019']t)\s+"
     r"(?:contain|include|show|answer|mention|cover|say|describe|explain)", re.I)
-_MAX_RANGE = 50
 
 
 @dataclass
@@ -172,7 +164,7 @@ def _blocks(lines: list[str]) -> list[_Block]:
         if not lines[i].strip():
             i += 1
             continue
-        opener = _FENCE.match(lines[i])
+        opener = FENCE.match(lines[i])
         if opener:
             mark, j = opener.group(1), i + 1
             closer = re.compile(r"^\s{0,3}" + re.escape(mark[0]) + rf"{{{len(mark)},}}\s*$")
@@ -182,95 +174,11 @@ def _blocks(lines: list[str]) -> list[_Block]:
             i = j + 1
             continue
         j = i
-        while j < len(lines) and lines[j].strip() and not _FENCE.match(lines[j]):
+        while j < len(lines) and lines[j].strip() and not FENCE.match(lines[j]):
             j += 1
         blocks.append(_Block(i, j, False))
         i = j
     return blocks
-
-
-def _numbers(spec: str) -> list[int] | None:
-    out: list[int] = []
-    for part in re.split(r"[,;]", spec):
-        m = _RANGE.fullmatch(part)
-        if m is None:
-            return None
-        lo = int(m.group(1))
-        hi = int(m.group(2) or lo)
-        if hi < lo or hi - lo > _MAX_RANGE:
-            return None
-        out.extend(range(lo, hi + 1))
-    return out
-
-
-_Group = tuple[int, int, list[int], bool]  # start, end, numbers, glued to an identifier
-
-
-def _find_groups(line: str, n_sources: int) -> list[_Group]:
-    """Citation groups on one line, code spans and indexing like ``args[0]`` excluded."""
-    protected = [m.span() for m in _CODE_SPAN.finditer(line)]
-    found: list[_Group] = []
-    last_end, last_cite = -1, False
-    for m in _GROUP.finditer(line):
-        if any(a <= m.start() < b for a, b in protected):
-            continue
-        nums = _numbers(m.group(1))
-        prev = line[m.start() - 1] if m.start() else " "
-        chained = prev == "]" and last_end == m.start() and last_cite
-        glued = (prev.isalnum() or prev in "_)]") and not chained
-        ok = nums is not None and (not glued or all(1 <= n <= n_sources for n in nums))
-        if prev == "]" and last_end == m.start() and not last_cite:
-            ok = False  # the next index of ``x[9][1]``
-        last_end, last_cite = m.end(), ok
-        if ok:
-            found.append((m.start(), m.end(), nums or [], glued))
-    return found
-
-
-def _merge_runs(line: str, groups: list[_Group]) -> list[_Group]:
-    """Merge groups separated only by spaces (``[1] [3]``, ``[1][3]``) into one."""
-    runs: list[_Group] = []
-    for start, end, nums, glued in groups:
-        if runs and not glued and not runs[-1][3] and not line[runs[-1][1]:start].strip():
-            s, _, prev, _ = runs[-1]
-            runs[-1] = (s, end, prev + nums, False)
-        else:
-            runs.append((start, end, list(nums), glued))
-    return runs
-
-
-def _rewrite_line(line: str, n_sources: int) -> tuple[str, set[int], set[int]]:
-    """Canonicalise valid groups, drop invalid numbers; return (line, valid, invalid)."""
-    runs = _merge_runs(line, _find_groups(line, n_sources))
-    if not runs:
-        return line, set(), set()
-    valid: set[int] = set()
-    invalid: set[int] = set()
-    out, pos, removed = "", 0, False
-    for start, end, nums, glued in [*runs, (len(line), len(line), None, False)]:
-        seg = line[pos:start]
-        if removed:  # glue the text around a removed group back together
-            if not out.strip():
-                seg = seg.lstrip(" \t")
-            elif seg[:1].isalnum():
-                seg = " " + seg
-        out += seg
-        if nums is None:
-            break
-        if glued:  # counted, but left as written: it may be code after all
-            valid.update(nums)
-            out, pos, removed = out + line[start:end], end, False
-            continue
-        good = sorted({n for n in nums if 1 <= n <= n_sources})
-        invalid.update(n for n in nums if not 1 <= n <= n_sources)
-        valid.update(good)
-        removed = not good
-        if good:
-            out += "[" + ", ".join(map(str, good)) + "]"
-        elif out.strip():
-            out = out.rstrip(" \t")
-        pos = end
-    return out, valid, invalid
 
 
 def _own_list_start(lines: list[str], blocks: list[_Block]) -> int | None:
@@ -280,7 +188,7 @@ def _own_list_start(lines: list[str], blocks: list[_Block]) -> int | None:
         if b.code:
             return None
         for li in range(b.start, b.end):
-            if _OWN_LIST.match(lines[li]):
+            if OWN_LIST.match(lines[li]):
                 if li > b.start:  # the heading sits mid-paragraph: split the block there
                     blocks.insert(k + 1, _Block(li, b.end, False))
                     b.end = li
@@ -304,7 +212,7 @@ def check_citations(raw_answer: str, sources: Sequence[Source]) -> CheckedAnswer
     n = len(sources)
     by_n = {s.n: s for s in sources}
     notes: list[str] = []
-    lines = _THINK.sub("", raw_answer).strip("\n").split("\n")
+    lines = THINK.sub("", raw_answer).strip("\n").split("\n")
     blocks = _blocks(lines)
     own = _own_list_start(lines, blocks)
     if own is not None:
@@ -319,7 +227,7 @@ def check_citations(raw_answer: str, sources: Sequence[Source]) -> CheckedAnswer
             continue
         cited: set[int] = set()
         for li in range(b.start, b.end):
-            lines[li], valid, bad = _rewrite_line(lines[li], n)
+            lines[li], valid, bad = rewrite_line(lines[li], n)
             cited |= valid
             invalid |= bad
         used |= cited
@@ -375,8 +283,9 @@ def answer_question(
 ) -> Answer:
     """Answer ``question`` from ``hits``, or abstain (no LLM call) when the evidence is weak.
 
-    With ``on_delta`` the reply is streamed and each raw delta is passed on as it arrives (for
-    a TTY); the returned ``Answer`` always holds the checked, rendered text.
+    With ``on_delta`` the reply is streamed and passed on a line at a time as it arrives,
+    checked (``CheckedStream``: no invalid citation, no model-made source list); the
+    returned ``Answer`` always holds the checked, rendered text.
     """
     if weak or not hits:
         why = "weak evidence" if weak else "no search hits"
@@ -386,10 +295,16 @@ def answer_question(
     if on_delta is None:
         raw = client.complete(messages)
     else:
+        from .answer_stream import CheckedStream
+
         parts: list[str] = []
+        shown = CheckedStream(len(sources))
         for delta in client.stream(messages):
             parts.append(delta)
-            on_delta(delta)
+            if text := shown.feed(delta):
+                on_delta(text)
         raw = "".join(parts)
     checked = check_citations(raw, sources)
+    if on_delta is not None and (rest := shown.finish(checked.body)):
+        on_delta(rest)
     return Answer(question, checked.text, checked.citations, False, checked.notes)

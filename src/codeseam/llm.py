@@ -2,7 +2,9 @@
 
 Used by ``ask`` (answer.py) and by enrichment. Settings: ``RAG_LLM_BASE_URL`` (default:
 Ollama at ``http://localhost:11434/v1``), ``RAG_LLM_MODEL`` (required), ``RAG_LLM_API_KEY``
-(sent as a bearer token when set) and ``RAG_LLM_TIMEOUT`` (seconds per read).
+(sent as a bearer token when set), ``RAG_LLM_TIMEOUT`` (seconds per read),
+``RAG_LLM_DEADLINE`` (seconds one call may take in all: request, retries and the whole
+stream) and ``RAG_LLM_MAX_REPLY_BYTES`` (the largest reply read).
 
 Requests, retries and errors are ``openai_http.OpenAIClient``'s, the one client that the
 embedding backend uses too. Failure policy, decided there once:
@@ -32,7 +34,7 @@ from collections.abc import Iterator
 import httpx
 
 from .errors import LLMResponseError, LLMUnavailableError
-from .openai_http import DEFAULT_BASE_URL, LLM, ClientConfig, OpenAIClient, safe_url, sse_data, sse_events
+from .openai_http import DEFAULT_BASE_URL, LLM, Budget, ClientConfig, OpenAIClient, safe_url, sse_data, sse_events
 
 __all__ = ["LLMConfig", "ChatClient", "safe_url", "sse_data", "DEFAULT_BASE_URL"]
 
@@ -52,6 +54,8 @@ class LLMConfig(ClientConfig):
             model=settings.llm_model,
             api_key=settings.llm_api_key,
             timeout=settings.llm_timeout,
+            deadline=settings.llm_deadline,
+            max_reply_bytes=settings.llm_max_reply_bytes,
         )
 
 
@@ -71,7 +75,8 @@ class ChatClient(OpenAIClient):
                                 "temperature": temperature, "stream": False}
         if response_format is not None:
             body["response_format"] = response_format
-        response = self._retrying(lambda: self._post("chat/completions", body))
+        budget = Budget(self.config, LLM)
+        response = self._retrying(lambda: self._post("chat/completions", body, budget), budget)
         return self._completion_text(response)
 
     def stream(self, messages: list[dict], *, temperature: float = 0.0) -> Iterator[str]:
@@ -79,16 +84,20 @@ class ChatClient(OpenAIClient):
         self._ready()
         body = {"model": self.config.model, "messages": messages,
                 "temperature": temperature, "stream": True}
-        response = self._retrying(lambda: self._open_stream("chat/completions", body))
+        budget = Budget(self.config, LLM)
+        response = self._retrying(lambda: self._open_stream("chat/completions", body, budget), budget)
         try:
             if "text/event-stream" not in response.headers.get("content-type", ""):
                 # some servers ignore "stream": accept a whole completion as one delta
-                response.read()
-                text = self._completion_text(response)
+                try:
+                    whole = budget.read(response)
+                except httpx.HTTPError as exc:
+                    raise LLMResponseError(f"the LLM reply broke off: {self._mask(str(exc))}") from None
+                text = self._completion_text(whole)
                 if text:
                     yield text
                 return
-            yield from self._deltas(response)
+            yield from self._deltas(response, budget)
         finally:
             response.close()
 
@@ -139,10 +148,10 @@ class ChatClient(OpenAIClient):
             raise LLMResponseError(f"the model refused: {self._mask(str(message['refusal']))[:300]}")
         return _content_str(content)
 
-    def _deltas(self, response: httpx.Response) -> Iterator[str]:
+    def _deltas(self, response: httpx.Response, budget: Budget) -> Iterator[str]:
         finished = False
         try:
-            for data in sse_events(response.iter_bytes()):
+            for data in sse_events(budget.chunks(response)):
                 if data.strip() == "[DONE]":
                     return
                 piece, stop = self._delta(data)
@@ -150,6 +159,7 @@ class ChatClient(OpenAIClient):
                 if piece:
                     yield piece
         except httpx.TimeoutException:
+            budget.check()  # the read timeout was cut to the end of the deadline
             raise LLMResponseError(
                 f"the LLM stopped sending for {self.config.timeout:g}s mid-answer (RAG_LLM_TIMEOUT)"
             ) from None

@@ -15,6 +15,9 @@ Failure policy, decided here once for both (``Service`` names the settings in me
   exponential backoff (``Retry-After`` honoured, capped), then ``LLMResponseError``
 - other HTTP 4xx, malformed JSON, malformed or truncated SSE streams -> ``LLMResponseError``
   at once
+- a call that runs past its overall ``deadline`` (request, retries and a drip-fed stream
+  together: the per-read ``timeout`` alone lets a server hold it for ever), or a reply over
+  ``max_reply_bytes``                               -> ``LLMResponseError`` naming the setting
 
 A stream is retried only while it is being opened (``llm.ChatClient.stream``: once a delta has
 been yielded a failure is raised, never replayed). The API key never appears in messages,
@@ -25,6 +28,7 @@ turns these errors into ``EmbeddingError`` with the same message and hint.
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass, field
 from typing import Any, Self, TypeVar
 from collections.abc import Callable, Iterable, Iterator
@@ -78,6 +82,60 @@ class ClientConfig:
     max_retries: int = 2
     backoff: float = 0.5
     backoff_max: float = 8.0
+    deadline: float = 0.0  # seconds one call may take in all (0: no bound but the timeouts)
+    max_reply_bytes: int = 0  # the largest reply body read (0: no cap)
+
+
+class Budget:
+    """One call's overall deadline and reply-size cap (``ClientConfig.deadline`` and
+    ``max_reply_bytes``), checked while the reply is read."""
+
+    def __init__(self, config: Any, service: Service) -> None:
+        self.deadline = float(getattr(config, "deadline", 0.0) or 0.0)
+        self.cap = int(getattr(config, "max_reply_bytes", 0) or 0)
+        self.timeout = float(config.timeout)
+        self.service = service
+        self.started = time.monotonic()
+
+    @property
+    def bounded(self) -> bool:
+        return bool(self.deadline or self.cap)
+
+    def remaining(self) -> float:
+        return self.deadline - (time.monotonic() - self.started) if self.deadline else float("inf")
+
+    def check(self) -> None:
+        if self.deadline and self.remaining() <= 0:
+            s = self.service
+            raise LLMResponseError(f"{s.what} took longer than {self.deadline:g}s in all ({s.setting('DEADLINE')})",
+                                   hint=f"raise {s.setting('DEADLINE')}, or use a faster model or server")
+
+    def request_timeout(self) -> httpx.Timeout:
+        """The per-read timeout, cut to what is left of the deadline."""
+        self.check()
+        read = min(self.timeout, self.remaining())
+        return httpx.Timeout(read, connect=min(read, 10.0))
+
+    def chunks(self, response: httpx.Response) -> Iterator[bytes]:
+        """``response``'s body, stopped at the cap or the deadline."""
+        seen = 0
+        for chunk in response.iter_bytes():
+            seen += len(chunk)
+            if self.cap and seen > self.cap:
+                s = self.service
+                raise LLMResponseError(f"{s.what} sent a reply over {self.cap} bytes ({s.setting('MAX_REPLY_BYTES')})",
+                                       hint=f"raise {s.setting('MAX_REPLY_BYTES')}, or check what the server sends")
+            self.check()
+            yield chunk
+
+    def read(self, response: httpx.Response) -> httpx.Response:
+        """A streamed ``response`` read whole, within the budget, as a plain response."""
+        try:
+            body = b"".join(self.chunks(response))
+        finally:
+            response.close()
+        return httpx.Response(response.status_code, headers=response.headers, content=body,
+                              request=response.request)
 
 
 class _Transient(Exception):
@@ -162,9 +220,12 @@ class OpenAIClient:
         return text
 
     # -- requests and retries -----------------------------------------------------------------
-    def _retrying(self, attempt: Callable[[], T]) -> T:
+    def _retrying(self, attempt: Callable[[], T], budget: Budget | None = None) -> T:
+        stop: Any = tenacity.stop_after_attempt(max(0, self.config.max_retries) + 1)
+        if budget is not None and budget.deadline:
+            stop = stop | tenacity.stop_after_delay(budget.deadline)
         retrying = tenacity.Retrying(
-            stop=tenacity.stop_after_attempt(max(0, self.config.max_retries) + 1),
+            stop=stop,
             wait=self._wait,
             retry=tenacity.retry_if_exception_type(_Transient),
             before_sleep=self._log_retry,
@@ -192,8 +253,14 @@ class OpenAIClient:
         log.warning("request to %s failed (%s); retry %d of %d in %.2fs",
                     self.service.what, exc, state.attempt_number, self.config.max_retries, wait)
 
-    def _post(self, path: str, body: dict[str, Any]) -> httpx.Response:
+    def _post(self, path: str, body: dict[str, Any], budget: Budget | None = None) -> httpx.Response:
         log.debug("POST %s: model=%s", path, body.get("model"))
+        if budget is not None and budget.bounded:  # read as a stream: the cap and deadline apply
+            response = self._open_stream(path, body, budget)
+            try:
+                return budget.read(response)
+            except httpx.HTTPError as exc:
+                raise self._transport_error(exc, path) from None
         try:
             response = self._http.post(path, json=body)
         except httpx.HTTPError as exc:
@@ -201,9 +268,10 @@ class OpenAIClient:
         self._raise_for_status(response)
         return response
 
-    def _open_stream(self, path: str, body: dict[str, Any]) -> httpx.Response:
+    def _open_stream(self, path: str, body: dict[str, Any], budget: Budget | None = None) -> httpx.Response:
         log.debug("POST %s (stream): model=%s", path, body.get("model"))
-        request = self._http.build_request("POST", path, json=body)
+        timeout: Any = budget.request_timeout() if budget is not None and budget.deadline else httpx.USE_CLIENT_DEFAULT
+        request = self._http.build_request("POST", path, json=body, timeout=timeout)
         try:
             response = self._http.send(request, stream=True)
             if not response.is_success:

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import codec, safety
-from .errors import CodeseamError, ConfigError, FatalError, IndexBusyError, LLMUnavailableError, NotIndexedError
+from .errors import (CodeseamError, ConfigError, FatalError, IndexBusyError, LLMUnavailableError, NotIndexedError,
+                     StoreError)
 from .interface import SearchRequest
 from .jobs import Job, JobCancelled, UnknownJobError
 from .records import Answer, RefsResult, SearchResult, Status
@@ -36,6 +37,21 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger(__name__)
 
 KEEP_JOBS = 20  # finished jobs remembered for get_status / GET /jobs/{id}
+
+
+def _lite_identity(settings: Settings) -> tuple[int, int] | None:
+    """(device, inode) of the Lite file, or None for a Milvus server; (0, 0) when it is gone."""
+    if not settings.is_lite:
+        return None
+    try:
+        st = os.stat(Path(settings.resolved_milvus_uri).expanduser())
+    except OSError:
+        return (0, 0)
+    return (st.st_dev, st.st_ino)
+
+
+class _ReaderLeft(Exception):
+    """Raised into a streamed answer whose reader is gone."""
 
 
 class Service:
@@ -54,6 +70,7 @@ class Service:
         self._ids = itertools.count(1)
         self._threads: list[threading.Thread] = []
         self._closed = False
+        self._identity: tuple[int, int] | None = None  # (device, inode) of the Lite file opened
 
     # -- lifecycle -------------------------------------------------------------------------
     def open(self) -> Service:
@@ -69,12 +86,23 @@ class Service:
         with self._open_lock:
             if self._ix is None:
                 self._ix = api.Index(self.settings, create=True)
+                self._identity = _lite_identity(self.settings)
                 log.info("opened the index at %s", self.settings.resolved_milvus_uri)
                 if self.watch and self.settings.freshness != "off":
                     self._ix.refresher.enable_watching()
                 if self.on_open is not None:
                     self.on_open()
+            elif self._identity is not None and _lite_identity(self.settings) != self._identity:
+                raise StoreError(
+                    f"the index file {self.settings.resolved_milvus_uri} was deleted or replaced while this "
+                    "server held it: the rows it serves are no longer the index",
+                    hint="stop this server (`codeseam stop`, or end `codeseam serve`), then index again")
             return self._ix
+
+    @property
+    def index_gone(self) -> bool:
+        """The Lite file this server opened is no longer at its path (the data dir deleted)."""
+        return self._identity is not None and _lite_identity(self.settings) != self._identity
 
     @property
     def is_open(self) -> bool:
@@ -209,26 +237,40 @@ class Service:
         request = SearchRequest.of(request, **options)
         return self.session().ask(request, on_delta=on_delta)
 
-    def ask_events(self, request: SearchRequest | str, /, **options: Any) -> Iterator[str | Answer]:
+    def ask_events(self, request: SearchRequest | str, /, *, left: threading.Event | None = None,
+                   **options: Any) -> Iterator[str | Answer]:
         """``ask`` as events for a streaming skin: each raw delta of the reply (a str) as
         it arrives, then the checked :class:`Answer`. The answer runs in a worker thread;
         its errors raise from the iterator, before the first event when the question fails
-        before the reply starts (so an HTTP skin can still answer with an error status)."""
+        before the reply starts (so an HTTP skin can still answer with an error status).
+        Setting ``left`` (or closing the iterator) says the reader went away: the answer stops
+        reading the LLM's reply at its next delta."""
         events: queue.SimpleQueue[Any] = queue.SimpleQueue()
         end = object()
+        left = left or threading.Event()  # the reader went away (the HTTP client closed the stream)
+
+        def deliver(delta: str) -> None:
+            if left.is_set():
+                raise _ReaderLeft  # stops reading the reply: the LLM call ends here
+            events.put(delta)
 
         def run() -> None:
             try:
-                events.put(self.ask(request, on_delta=events.put, **options))
+                events.put(self.ask(request, on_delta=deliver, **options))
+            except _ReaderLeft:
+                log.info("the client left a streamed answer: the LLM call stopped")
             except BaseException as exc:  # noqa: BLE001 - handed to the reading thread
                 events.put(exc)
             events.put(end)
 
         threading.Thread(target=run, name="codeseam-ask", daemon=True).start()
-        while (event := events.get()) is not end:
-            if isinstance(event, BaseException):
-                raise event
-            yield event
+        try:
+            while (event := events.get()) is not end:
+                if isinstance(event, BaseException):
+                    raise event
+                yield event
+        finally:
+            left.set()
 
     def remove(self, repo: str) -> int:
         running = self.running_job()

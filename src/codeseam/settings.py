@@ -77,7 +77,11 @@ class Settings:
     llm_base_url: str = "http://localhost:11434/v1"
     llm_model: str = ""
     llm_api_key: str = ""
-    llm_timeout: float = 60.0
+    llm_timeout: float = 60.0  # seconds per read
+    # one LLM call in all (request, retries, the whole stream): a server that drip-feeds its
+    # reply cannot hold an ask for longer; and the largest reply read (a 20 MB reply is refused)
+    llm_deadline: float = 300.0
+    llm_max_reply_bytes: int = 1_048_576
     # enrichment
     enrich: bool = False
     enrich_language: str = "en"
@@ -158,6 +162,8 @@ def _validate(s: Settings) -> Settings:
         (s.embedding_precision in ("int8", "fp32"), "embedding_precision must be int8 or fp32"),
         (s.enrich_concurrency >= 1, "enrich_concurrency must be positive"),
         (s.llm_timeout > 0, "llm_timeout must be positive"),
+        (s.llm_deadline > 0, "llm_deadline must be positive"),
+        (s.llm_max_reply_bytes >= 1024, "llm_max_reply_bytes must be at least 1024"),
         (s.keepalive >= 0, "keepalive must be 0 (off) or a positive number of seconds"),
         (s.freshness in ("sync", "check", "off"), "freshness must be sync, check or off"),
         (s.freshness_budget >= 0, "freshness_budget must be 0 or a positive number of seconds"),

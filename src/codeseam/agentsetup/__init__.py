@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Mapping, Sequence
@@ -75,9 +76,13 @@ def plan(agent: Agent | str, *, scope: str = "project", project: str | os.PathLi
     home_dir = Path(home).expanduser() if home is not None else Path.home()
     root = Path(project).expanduser().resolve()
     cfg_path = agent.config_path(scope, root, home_dir, env)
+    if scope == "project":
+        _inside_project(cfg_path, root)
     changes = [_config_change(agent, cfg_path, list(command or default_command(env)), dict(server_env or {}), remove)]
     doc_path = agent.instructions_path(scope, root, home_dir, env)
     if doc_path is not None:
+        if scope == "project":
+            _inside_project(doc_path, root)
         before = _read(doc_path)
         if remove:
             after = edit.without_block(before) if before is not None else None
@@ -86,6 +91,16 @@ def plan(agent: Agent | str, *, scope: str = "project", project: str | os.PathLi
             after = edit.with_block(before or "", INSTRUCTIONS)
         changes.append(Change(doc_path, "instructions", before, after))
     return changes
+
+
+def _inside_project(path: Path, root: Path) -> None:
+    """Refuse a project file that is (or lies under) a link leaving the project: a cloned
+    repository could commit ``CLAUDE.md -> ~/.bashrc`` or ``.codex -> ~/.codex``, and setup
+    would read that file into its diff and write the repo's text into it."""
+    real = Path(os.path.realpath(path))
+    if real != root and root not in real.parents:
+        raise ConfigError(f"{path} is a link that leaves the project (to {real}); left as it is",
+                          hint="remove the link, or use --user to write the user-scope files")
 
 
 def _config_change(agent: Agent, path: Path, command: list[str], server_env: dict[str, str], remove: bool) -> Change:
@@ -128,7 +143,13 @@ def diff(changes: Sequence[Change]) -> str:
 
 def apply(changes: Sequence[Change]) -> None:
     """Write the changes: each file replaced atomically (its mode kept), folders made as needed;
-    a file that held only what setup wrote is deleted."""
+    a file that held only what setup wrote is deleted.
+
+    Nothing is written through a link someone planted: the new text goes to a fresh temp file
+    (``mkstemp``: ``O_CREAT | O_EXCL``, a random name) in the target's folder, which then
+    replaces the target. A target that is a link is written where the link points (a dotfile
+    kept in another folder stays linked); ``plan`` has refused a project file whose link leaves
+    the project."""
     for c in changes:
         if c.action == "unchanged":
             continue
@@ -136,12 +157,31 @@ def apply(changes: Sequence[Change]) -> None:
             if c.before is not None:
                 c.path.unlink()
             continue
-        c.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = c.path.with_name(f".{c.path.name}.codeseam-tmp")
-        with open(tmp, "w", encoding="utf-8", newline="") as f:
-            f.write(c.after)
+        _write_atomic(c.path, c.after)
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    target = Path(os.path.realpath(path))
+    try:
+        mode = target.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        mode = 0o666 & ~_umask()
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".codeseam-tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
         try:
-            os.chmod(tmp, c.path.stat().st_mode & 0o7777)
+            os.unlink(tmp)
         except FileNotFoundError:
             pass
-        os.replace(tmp, c.path)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

@@ -86,10 +86,15 @@ class IndexRun:
 
     def _run(self, discovery: Discovery) -> IndexReport:
         t0 = time.perf_counter()
+        if self.settings.scrub:  # a file named after a secret is skipped, every shown name redacted
+            from .names import drop_secret_names
+
+            discovery = drop_secret_names(discovery)
         self._absorb_discovery(discovery)
         from ..scrub import load_allow
 
         self.allow = load_allow(self.root, self.settings.scrub_allow) if self.settings.scrub else ()
+        self.report.warnings.extend(getattr(self.allow, "ignored", ()))  # allow-file entries dropped
         fingerprint = pipeline_fingerprint(self.settings, self.budget, self.allow,
                                            self.enricher.fingerprint() if self.enricher else "")
         record = self.store.repo_records().get(self.repo_id) or {}

@@ -169,7 +169,7 @@ def spawn(settings: Settings) -> subprocess.Popen:
             os.replace(path, path.with_name(path.name + ".1"))
     cmd = [sys.executable, "-m", "codeseam.surfaces.cli", "-v", "serve", "--keepalive",
            "--idle-exit", f"{settings.keepalive:g}"]
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
     try:
         stamp = time.strftime("%Y-%m-%d %H:%M:%S")
         os.write(fd, f"--- {stamp} keep-alive server started by pid {os.getpid()}\n".encode())

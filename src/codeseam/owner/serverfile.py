@@ -7,6 +7,7 @@ holder of the index lock. ``server_status`` is what ``codeseam status`` says abo
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -61,7 +62,9 @@ def write_server_file(settings: Settings, kind: str, *, url: str = "", token_req
             "started": time.time(), "index": settings.resolved_milvus_uri, **extra}
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(tmp)  # a leftover (or a planted link: unlink never follows it)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         json.dump(info, f)
     os.replace(tmp, path)

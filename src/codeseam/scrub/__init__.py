@@ -16,9 +16,9 @@ one pass and runs the rules there. Kinds: see ``KINDS``; families: ``rules.py``.
 
 from __future__ import annotations
 
-from .engine import ALLOW_FILE, ScrubResult, load_allow, placeholder, scrub_text
+from .engine import ALLOW_FILE, AllowList, ScrubResult, load_allow, placeholder, scrub_text
 from .rules import KINDS, RULES_VERSION
 from .shapes import mask
 
-__all__ = ["ALLOW_FILE", "KINDS", "RULES_VERSION", "ScrubResult", "load_allow", "mask", "placeholder",
+__all__ = ["ALLOW_FILE", "KINDS", "AllowList", "RULES_VERSION", "ScrubResult", "load_allow", "mask", "placeholder",
            "scrub_text"]

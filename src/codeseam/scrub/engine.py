@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import bisect
 import logging
+import os
 import re
-from collections.abc import Sequence
+import stat
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..errors import ConfigError
 from ..records import Redaction
@@ -17,6 +20,9 @@ from .rules import RULES, Rule, Span
 log = logging.getLogger(__name__)
 
 ALLOW_FILE = ".codeseamallow"
+MIN_ALLOW_LITERAL = 8  # a shorter allow-file entry is ignored (too close to matching anything)
+MAX_ALLOW_BYTES = 64 * 1024  # what of an allow file is read
+_REGEX_SIGNS = ("\\", ".*", ".+", "[", "(", "|", "{")
 
 
 @dataclass(frozen=True)
@@ -29,15 +35,58 @@ def placeholder(kind: str) -> str:
     return f"[REDACTED:{kind}]"
 
 
-def compile_allow(allow: Sequence[str], source: str = "allow-list") -> tuple[re.Pattern[str], ...]:
-    """Compile allow patterns; a bad one is a ConfigError that names it and its source."""
+def compile_allow(allow: Sequence[str], source: str = "allow-list") -> tuple[Any, ...]:
+    """Compile allow regexes with RE2 (``google-re2``: linear time in the text, so no pattern
+    can run unbounded, ``(a+)+$`` included); a bad one, or one that needs backtracking
+    (look-around, back-references), is a ConfigError that names it and its source."""
+    if not allow:
+        return ()
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False  # the error is raised, not also printed by RE2 on stderr
     out = []
     for pattern in allow:
         try:
-            out.append(re.compile(pattern))
-        except re.error as exc:
-            raise ConfigError(f"invalid allow pattern {pattern!r} in {source}: {exc}") from None
+            out.append(re2.compile(pattern, options=options))
+        except re2.error as exc:
+            why = exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) else exc
+            raise ConfigError(f"invalid allow pattern {pattern!r} in {source}: {why}",
+                              hint="allow patterns are RE2 regexes (no look-around or back-references)") from None
     return tuple(out)
+
+
+class AllowList(tuple[str, ...]):
+    """What a secret-shaped match may be left alone for.
+
+    ``literals``: exact known-false-positive strings from a repository's ``.codeseamallow``; a
+    match is kept only when its text *is* one of them, so a repository file can exempt its own
+    fixtures but never broaden redaction (no regex, no line rule, nothing that matches an
+    unknown secret). ``patterns``: regexes from the user's own settings (``scrub_allow`` /
+    ``RAG_SCRUB_ALLOW``), searched in the match and in its line, run by RE2. ``ignored``: one
+    warning per allow-file entry that was dropped (for the index report and ``codeseam scrub``).
+    As a tuple it holds ``=literal`` and ``~pattern`` (what the pipeline fingerprint hashes)."""
+
+    literals: frozenset[str]
+    patterns: tuple[str, ...]
+    ignored: tuple[str, ...]
+    _compiled: tuple[Any, ...] | None
+
+    def __new__(cls, literals: Iterable[str] = (), patterns: Iterable[str] = (),
+                ignored: Iterable[str] = ()) -> AllowList:
+        lits, pats = tuple(dict.fromkeys(literals)), tuple(dict.fromkeys(patterns))
+        self = super().__new__(cls, (*("=" + v for v in lits), *("~" + p for p in pats)))
+        self.literals, self.patterns, self.ignored = frozenset(lits), pats, tuple(ignored)
+        self._compiled = None
+        return self
+
+    def __reduce__(self):
+        return (AllowList, (tuple(self.literals), self.patterns, self.ignored))
+
+    def compiled(self) -> tuple[Any, ...]:
+        if self._compiled is None:
+            self._compiled = compile_allow(self.patterns, "settings (scrub_allow / RAG_SCRUB_ALLOW)")
+        return self._compiled
 
 
 class _Literals:
@@ -147,18 +196,21 @@ def scrub_text(text: str, *, allow: Sequence[str] = ()) -> ScrubResult:
 
     Each secret becomes ``[REDACTED:<kind>]``. A match that spans lines (a PEM private-key
     block) becomes one placeholder per line, BEGIN and END lines included, so
-    ``text.count("\n")`` never changes and line numbers stay valid. ``allow`` holds regexes of
-    known false positives: a match is left alone when an allow pattern is found
-    (``re.search``) in the matched text or in the whole line where the match starts. Each
-    ``Redaction`` carries the 1-based line where its match starts, the kind, the rule that
-    found it and a masked preview, never the secret.
+    ``text.count("\n")`` never changes and line numbers stay valid. ``allow`` is what
+    ``load_allow`` returns (an ``AllowList``), or a plain sequence of the user's regexes: a
+    match is left alone when its text is one of the list's literals, or when one of its
+    regexes is found (RE2 ``search``) in the matched text or in the whole line where the match
+    starts. Each ``Redaction`` carries the 1-based line where its match starts, the kind, the
+    rule that found it and a masked preview, never the secret.
     """
     if not text:
         return ScrubResult(text, ())
     spans = _candidates(text)
     if not spans:
         return ScrubResult(text, ())
-    patterns = compile_allow(allow) if allow else ()
+    allow_list = allow if isinstance(allow, AllowList) else AllowList(patterns=allow)
+    literals = allow_list.literals
+    patterns = allow_list.compiled()
     pieces: list[str] = []
     redactions: list[Redaction] = []
     pos = counted = line_start = 0
@@ -167,6 +219,8 @@ def scrub_text(text: str, *, allow: Sequence[str] = ()) -> ScrubResult:
         line += text.count("\n", counted, s.start)
         line_start = max(line_start, text.rfind("\n", counted, s.start) + 1)
         counted = s.start
+        if literals and text[s.start:s.end] in literals:
+            continue
         if patterns:
             if line_end < s.start:  # a new line: is it allowed as a whole? (once per line)
                 nl = text.find("\n", s.start)
@@ -183,27 +237,64 @@ def scrub_text(text: str, *, allow: Sequence[str] = ()) -> ScrubResult:
     return ScrubResult("".join(pieces), tuple(redactions))
 
 
-def load_allow(root: str | Path, settings_allow: Sequence[str] = ()) -> tuple[str, ...]:
-    """Allow patterns from ``<root>/.codeseamallow`` (one regex per line; blank lines and
-    lines starting with ``#`` are ignored) followed by ``settings_allow`` (config / env).
+def load_allow(root: str | Path, settings_allow: Sequence[str] = ()) -> AllowList:
+    """The allow-list for the repository at ``root``: the literal values of
+    ``<root>/.codeseamallow`` (one exact string per line; blank lines and lines starting with
+    ``#`` are skipped) and the regexes of ``settings_allow`` (the user's config / env).
 
-    Every pattern is compiled once here, so a bad one stops the run with a ConfigError that
-    names the file and line. Duplicates are dropped, order kept.
+    A repository file never weakens scrubbing (DESIGN §9): its lines are values, not regexes,
+    and a line that is shorter than ``MIN_ALLOW_LITERAL`` or has no letter or digit is
+    ignored, with a warning in ``AllowList.ignored`` (as is an allow file that is a link, or
+    what lies past ``MAX_ALLOW_BYTES``). The settings' regexes are compiled once here, so a bad
+    one stops the run with a ConfigError.
     """
-    patterns: list[str] = []
-    path = Path(root) / ALLOW_FILE
-    if path.is_file():
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"cannot read {path}: {exc}") from None
-        for n, raw in enumerate(lines, 1):
-            pattern = raw.strip()
-            if not pattern or pattern.startswith("#"):
-                continue
-            compile_allow([pattern], f"{path}:{n}")
-            patterns.append(pattern)
+    literals, ignored = _read_allow_file(Path(root) / ALLOW_FILE)
     compile_allow(settings_allow, "settings (scrub_allow / RAG_SCRUB_ALLOW)")
-    patterns.extend(settings_allow)
-    log.debug("scrub allow-list: %d pattern(s)", len(patterns))
-    return tuple(dict.fromkeys(patterns))
+    allow = AllowList(literals, settings_allow, ignored)
+    for warning in ignored:
+        log.info("%s", warning)  # shown by the index report and `codeseam scrub`
+    log.debug("scrub allow-list: %d value(s), %d pattern(s)", len(allow.literals), len(allow.patterns))
+    return allow
+
+
+def _read_allow_file(path: Path) -> tuple[list[str], list[str]]:
+    """(literal values, warnings) of one allow file; the file is opened without following a
+    link and read up to ``MAX_ALLOW_BYTES``."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return [], []
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if stat.S_ISLNK(st.st_mode):
+        return [], [f"{ALLOW_FILE} is a link; ignored (an allow file must be a plain file in the repository)"]
+    if not stat.S_ISREG(st.st_mode):
+        return [], []
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as f:
+            data = f.read(MAX_ALLOW_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+    warnings = []
+    if len(data) > MAX_ALLOW_BYTES:
+        data = data[:MAX_ALLOW_BYTES].rsplit(b"\n", 1)[0]
+        warnings.append(f"{ALLOW_FILE}: only its first {MAX_ALLOW_BYTES // 1024} KiB are read")
+    literals = []
+    for n, raw in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+        value = raw.strip()
+        if not value or value.startswith("#"):
+            continue
+        if len(value) < MIN_ALLOW_LITERAL:
+            warnings.append(f"{ALLOW_FILE}:{n}: ignored: shorter than {MIN_ALLOW_LITERAL} characters "
+                            "(an entry is one exact false-positive value)")
+            continue
+        if not any(ch.isalnum() for ch in value):
+            warnings.append(f"{ALLOW_FILE}:{n}: ignored: no letter or digit (an entry is one exact "
+                            "false-positive value, not a regex)")
+            continue
+        if any(sign in value for sign in _REGEX_SIGNS):
+            warnings.append(f"{ALLOW_FILE}:{n}: read as an exact value, not a regex (regexes go in "
+                            "your own scrub_allow / RAG_SCRUB_ALLOW)")
+        literals.append(value)
+    return literals, warnings

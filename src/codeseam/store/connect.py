@@ -11,6 +11,7 @@ from typing import Any
 from ..errors import NotIndexedError, StoreError
 from ..settings import Settings
 from . import schema as sch
+from .atrest import make_private_dir, make_private_files
 from .client import MilvusCalls
 from .lite import check_lite_path, start_lite, wait_gone
 from .lock import IndexLock, busy_error, holder_of
@@ -47,9 +48,11 @@ def connect(settings: Settings, *, create: bool, lock_timeout: float) -> Connect
         return _connect_server(uri, settings.milvus_token)
     db = Path(uri).expanduser().resolve()
     check_lite_path(db)
-    if not db.exists():
-        if not create:
-            raise NotIndexedError(f"nothing is indexed yet (no index at {db})", hint="run `codeseam index PATH`")
+    if not db.exists() and not create:
+        raise NotIndexedError(f"nothing is indexed yet (no index at {db})", hint="run `codeseam index PATH`")
+    if db.parent == settings.data_path.expanduser().resolve():
+        make_private_dir(db.parent)  # the data dir: 0700 (a Lite file elsewhere keeps its folder)
+    else:
         db.parent.mkdir(parents=True, exist_ok=True)
     lock = IndexLock(db).acquire(lock_timeout)
     closers: list[Callable[[], None]] = [lock.release]
@@ -63,6 +66,7 @@ def connect(settings: Settings, *, create: bool, lock_timeout: float) -> Connect
             lock.note(server_pid=server.proc.pid)
         client = _lite_client(db, server)
         closers.insert(0, client.close)
+        make_private_files(db)  # index.db and its locks: 0600, whoever created them
     except BaseException:
         run_all(closers)
         raise

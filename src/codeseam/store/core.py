@@ -280,6 +280,11 @@ class Store(Retrieval, PendingRows, Layouts):
         self.delete_repo_layouts(repo_id)
         self._m.delete_ids(self.names.meta, [_repo_key(repo_id)])
         self._known.discard(repo_id)
+        if self._conn.lite:  # the deleted rows' text out of the file's free pages
+            from .atrest import vacuum
+
+            self.flush()
+            vacuum(Path(self._conn.location))
         return n
 
     def iter_chunks(self, repo_id: str) -> Iterator[StoredChunk]:

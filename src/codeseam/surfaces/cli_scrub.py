@@ -6,10 +6,11 @@ each finding's path, line, kind (the family in the placeholder), rule (the rule 
 it: ``gitlab-pat``, ``url-credentials`` ...) and preview. Folders are
 walked with ``codeseam.discover`` (the same files, ignore rules and skips as ``index``),
 files are read with the same decoding policy. The allow-list is ``.codeseamallow`` at the
-repository root (the nearest folder above PATH with a ``.codeseamallow`` or ``.git``) plus
-``scrub_allow`` / ``RAG_SCRUB_ALLOW`` (the env variable is split on commas, or on line
-breaks when it has any, so a pattern that holds a comma goes one per line, in
-``.codeseamallow``, or in the config file's TOML list).
+repository root (the nearest folder above PATH with a ``.codeseamallow`` or ``.git``: exact
+values, one a line, never regexes; an entry it ignores is a warning on stderr) plus the
+user's regexes in ``scrub_allow`` / ``RAG_SCRUB_ALLOW`` (the env variable is split on commas,
+or on line breaks when it has any, so a pattern that holds a comma goes one per line, or in
+the config file's TOML list).
 
 Exit status: 0 when the scan ran, with or without findings (it is a report, not a gate);
 1 for a fatal error such as a bad allow pattern; 2 for a usage error (e.g. a missing PATH).
@@ -33,6 +34,7 @@ class ScanReport:
     files_scanned: int = 0
     files_with_redactions: int = 0
     skipped: list[dict[str, str]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # allow-file entries ignored, with why
 
     def to_json(self, scrub_enabled: bool) -> dict[str, Any]:
         return {
@@ -41,6 +43,7 @@ class ScanReport:
             "files_with_redactions": self.files_with_redactions,
             "files_scanned": self.files_scanned,
             "skipped": self.skipped,
+            "warnings": self.warnings,
             "scrub_enabled": scrub_enabled,
         }
 
@@ -73,15 +76,16 @@ def scan_paths(paths: tuple[str, ...], settings) -> ScanReport:
     """Scrub every file under ``paths`` in memory and collect the redactions (no writes)."""
     from ..discover import read_text
     from ..errors import FileSkipped
-    from ..scrub import load_allow, scrub_text
+    from ..scrub import AllowList, load_allow, scrub_text
 
     report = ScanReport()
-    allow_cache: dict[Path, tuple[str, ...]] = {}
+    allow_cache: dict[Path, AllowList] = {}
     for given in paths:
         path = Path(given)
         root = allow_root(path.resolve())
         if root not in allow_cache:
             allow_cache[root] = load_allow(root, settings.scrub_allow)
+            report.warnings += [f"{root}/{w}" for w in allow_cache[root].ignored]
         for shown, abs_path in _targets(path, given, settings.max_file_bytes, report):
             try:
                 text, _ = read_text(abs_path, max_file_bytes=settings.max_file_bytes)
@@ -90,10 +94,15 @@ def scan_paths(paths: tuple[str, ...], settings) -> ScanReport:
                 continue
             report.files_scanned += 1
             result = scrub_text(text, allow=allow_cache[root])
-            if result.redactions:
+            name = scrub_text(shown)  # a file named after a secret is shown redacted
+            if result.redactions or name.redactions:
                 report.files_with_redactions += 1
-            report.findings += [{"path": shown, "line": r.line, "kind": r.kind, "rule": r.rule,
+            report.findings += [{"path": name.text, "line": 0, "kind": r.kind, "rule": r.rule,
+                                 "preview": r.preview} for r in name.redactions]
+            report.findings += [{"path": name.text, "line": r.line, "kind": r.kind, "rule": r.rule,
                                  "preview": r.preview} for r in result.redactions]
+    for skip in report.skipped:
+        skip["path"] = scrub_text(skip["path"]).text
     return report
 
 
@@ -106,7 +115,8 @@ def scrub_cmd(paths: tuple[str, ...], as_json: bool) -> None:
     Prints 'path:line kind preview' for each secret or personal detail that indexing would
     redact (previews are masked, the secret itself is never printed), then
     'N redactions in M files'. Nothing is written. Known false positives go into
-    .codeseamallow (one regex per line) or RAG_SCRUB_ALLOW. Exit status 0 when the scan
+    .codeseamallow (one exact value per line, at least 8 characters) or, as
+    regexes, your own scrub_allow / RAG_SCRUB_ALLOW. Exit status 0 when the scan
     ran, findings or not.
     """
     settings = settings_from()
@@ -119,6 +129,8 @@ def scrub_cmd(paths: tuple[str, ...], as_json: bool) -> None:
     n, m = len(report.findings), report.files_with_redactions
     summary = (f"{n} redaction{'s' * (n != 1)} in {m} file{'s' * (m != 1)} "
                f"({report.files_scanned} scanned, {len(report.skipped)} skipped)")
+    for w in report.warnings:
+        click.echo(f"warning: {w}", err=True)
     click.echo(summary, err=True)
     if not settings.scrub:
         click.echo("note: scrubbing is off (RAG_SCRUB=off): indexing would store these unredacted",

@@ -38,6 +38,7 @@ request while no indexing job runs, close in one order).
 from __future__ import annotations
 
 import itertools
+import threading
 import json
 import logging
 import os
@@ -58,7 +59,8 @@ from ..jobs import UnknownJobError
 from ..records import ROLES, Answer
 from ..safety import MAX_BODY_BYTES, MAX_K, MAX_QUERY_CHARS, MAX_TOKENS, MIN_TOKENS
 from ..service import Service
-from .http_guard import Activity, ActivityMiddleware, BearerAuth, BodyLimit, LoopbackHost, SecurityHeaders
+from .http_guard import (Activity, ActivityMiddleware, BearerAuth, BodyLimit, LoopbackHost, SameOrigin,
+                         SecurityHeaders)
 
 log = logging.getLogger(__name__)
 
@@ -125,6 +127,7 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = MA
     app.state.activity = activity or Activity()
     app.state.closers = []
     app.add_middleware(BodyLimit, max_bytes=max_body)
+    app.add_middleware(SameOrigin)  # a cross-site page changes nothing, authenticated or not
     if token:
         app.add_middleware(BearerAuth, token=token, public=http_page.is_public)
     if loopback_only:
@@ -217,20 +220,35 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = MA
     def ask(body: AskRequest = Body()) -> dict[str, Any] | StreamingResponse:
         if not body.stream:  # the service checks for an LLM first, then the question
             return codec.answer_json(service.ask(body.question, repo=body.repo, k=body.k), text=True)
-        events = service.ask_events(body.question, repo=body.repo, k=body.k)
+        left = threading.Event()
+        events = service.ask_events(body.question, repo=body.repo, k=body.k, left=left)
         first = next(events)  # a question that fails before the reply starts gets its status code
-        return StreamingResponse(_ask_lines(itertools.chain([first], events)),
-                                 media_type="application/x-ndjson")
+        return _AnswerStream(_ask_lines(itertools.chain([first], events)), left)
 
-    @app.get("/repos/{repo_id}")
+    @app.get("/repos/{repo_id:path}")  # a repo id may hold "/" (sent as %2F or as is)
     def inspect(repo_id: str) -> dict[str, Any]:
         return service.inspect(repo_id)
 
-    @app.delete("/repos/{repo_id}")
+    @app.delete("/repos/{repo_id:path}")
     def remove(repo_id: str) -> dict[str, Any]:
         return {"repo": repo_id, "removed_chunks": service.remove(repo_id)}
 
     return app
+
+
+class _AnswerStream(StreamingResponse):
+    """A streamed answer that tells the answer when the response ended, the client gone
+    included (``left``): the server then stops reading the LLM's reply."""
+
+    def __init__(self, lines: Iterator[str], left: threading.Event) -> None:
+        super().__init__(lines, media_type="application/x-ndjson")
+        self.left = left
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.left.set()
 
 
 def _ask_lines(events: Iterator[str | Answer]) -> Iterator[str]:

@@ -1,5 +1,5 @@
-"""ASGI middleware of the HTTP API: bearer token, loopback ``Host`` (DNS rebinding), body size,
-security headers (the page's Content-Security-Policy), and the request activity that
+"""ASGI middleware of the HTTP API: bearer token, loopback ``Host`` (DNS rebinding), same-origin
+state changes (``Origin`` / ``Sec-Fetch-Site``: a cross-site page), body size, security headers (the page's Content-Security-Policy), and the request activity that
 ``serve(idle_exit=...)`` watches.
 
 Each refuses with the API's JSON error body (``{"error", "hint", "type"}``) before the
@@ -68,6 +68,65 @@ class LoopbackHost:
                 f"this server answers only to loopback host names, not {host[:100]!r}",
                 "use http://127.0.0.1:<port>; to serve other machines start it with --allow-remote and a token",
                 "ConfigError"))
+            return
+        await self.app(scope, receive, send)
+
+
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+_PORTS = {"http": "80", "https": "443"}
+
+
+def _origin_key(scheme: str, host: str) -> tuple[str, str, str]:
+    """(scheme, host name, port) of an origin, the default port filled in."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        end = host.find("]")
+        name, port = host[:end + 1], host[end + 1:].lstrip(":")
+    else:
+        name, _, port = host.partition(":")
+    return scheme, name, port or _PORTS.get(scheme, "")
+
+
+def cross_origin(scope: dict) -> str | None:
+    """Why a request comes from another site (a web page the user has open), or None.
+
+    A browser sends ``Origin`` with every POST (forms and ``fetch(..., {mode: "no-cors"})``
+    included) and ``Sec-Fetch-Site`` with every request; the server's own origin is its
+    ``Host`` on this connection's scheme. A request with neither header (the CLI, curl, MCP
+    clients, ``RemoteIndex``) is not a browser's and passes."""
+    headers = dict(scope.get("headers") or ())
+    site = headers.get(b"sec-fetch-site", b"").decode("latin-1").strip().lower()
+    if site in ("cross-site", "same-site"):
+        return f"Sec-Fetch-Site: {site}"
+    origin = headers.get(b"origin")
+    if origin is None:
+        return None
+    text = origin.decode("latin-1").strip()
+    scheme, sep, rest = text.partition("://")
+    host = headers.get(b"host", b"").decode("latin-1")
+    if not sep or "/" in rest or not host or \
+            _origin_key(scheme.lower(), rest) != _origin_key(scope.get("scheme", "http"), host):
+        return f"Origin: {text[:100]}"
+    return None
+
+
+class SameOrigin:
+    """Refuse (403) a state-changing request (any method but GET, HEAD and OPTIONS: ``POST
+    /index``, ``POST /ask``, ``DELETE /repos/...``) sent by a page of another origin, whatever its
+    body's content type: a cross-site form or ``no-cors`` fetch must start nothing."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope.get("method", "GET") in SAFE_METHODS:
+            return await self.app(scope, receive, send)
+        why = cross_origin(scope)
+        if why is not None:
+            await _send_json(send, 403, error_body(
+                f"refused a state-changing request from another site ({why})",
+                "only the server's own page, or a client that is not a browser, may index, ask or remove",
+                "AuthError"))
             return
         await self.app(scope, receive, send)
 
