@@ -30,8 +30,10 @@ def is_ignore_file(path: str) -> bool:
 
 
 def discover_paths(root: str, paths: Iterable[str], *, known: Collection[str], is_git: bool,
-                   max_file_bytes: int = 1 << 20):
-    """A ``Discovery`` of ``paths`` (repo-relative) under ``root`` (absolute, resolved)."""
+                   max_file_bytes: int = 1 << 20, exclude: Iterable[str] = ()):
+    """A ``Discovery`` of ``paths`` (repo-relative) under ``root`` (absolute, resolved).
+    A known path is classified again whole: the folders above it are re-checked too (a
+    tracked folder swapped for a symlink is never followed), and ``exclude`` applies."""
     from . import Discovery, _classify, _extra_ignores, _printable
 
     wanted = sorted({p for p in paths if p and _printable(p) is not None})
@@ -45,7 +47,7 @@ def discover_paths(root: str, paths: Iterable[str], *, known: Collection[str], i
         extra = _extra_ignores(root, listing)
         if extra is not None:
             listing.paths = [p for p in listing.paths if not extra.excluded(p)]
-    files, skips = _classify(root, listing.paths, max_file_bytes, is_git)
+    files, skips = _classify(root, listing.paths, max_file_bytes, is_git, exclude)
     return Discovery(root, files, tuple(sorted(skips, key=lambda s: (s.path, s.reason))),
                      tuple(listing.warnings), is_git)
 

@@ -147,16 +147,21 @@ def current_text(root: str, path: str, max_file_bytes: int | None) -> tuple[str 
     from ..discover import read_text
     from ..errors import FileSkipped
 
+    from ..discover.contain import Containment, inside
+
     if not root or not os.path.isdir(root):
         return None, f"the repo folder {root or '?'} no longer exists"
+    root = os.path.realpath(root)
+    escape = Containment(root).folder_escape(path)
+    if escape is not None:  # a folder on the way was swapped for a symlink: never followed
+        return None, f"the file is no longer inside the repo: {escape[1]}"
     full = os.path.join(root, path)
     try:
         if os.path.islink(full):  # indexed under its own path, read through its target
-            real = os.path.realpath(full)
-            if not (real + os.sep).startswith(os.path.realpath(root) + os.sep):
+            full = os.path.realpath(full)
+            if not inside(full, root):
                 return None, "the file is now a symlink that leads outside the repo"
-            full = real
-        text, _ = read_text(full, max_file_bytes=max_file_bytes)
+        text, _ = read_text(full, max_file_bytes=max_file_bytes, root=root)  # inside root, or a skip
     except FileSkipped as exc:
         return None, _why(exc.reason, exc.detail)
     except OSError as exc:  # read_text turns its own errors into skips; this is a last resort
@@ -173,4 +178,6 @@ def _why(reason: str, detail: str) -> str:
         return f"the file is now too large to index ({detail})"
     if reason == "not-a-file":
         return "the path is no longer a regular file"
+    if reason == "symlink-escape":
+        return "the file is now a symlink that leads outside the repo"
     return f"the file cannot be read now ({detail or reason})"
