@@ -198,3 +198,25 @@ def test_a_symlinked_folder_inside_the_root_is_not_followed_either(tmp_path):
     skip = {s.path: s for s in found.skips}["conf/settings.py"]
     assert skip.reason == "not-a-file" and "symlink" in skip.detail
     assert {f.path for f in found.files} == {"app.py", "real/settings.py"}
+
+
+def test_freshness_never_lists_a_folder_swapped_for_a_link(tmp_path):
+    """The stat scan and the watcher's folder expansion list folders for new files; a folder
+    swapped for a link is never listed (an outside folder's file names stay unseen), and its
+    indexed files are reported changed, so the sync drops them."""
+    from codeseam.fresh.repo import RepoFresh, expand
+    from codeseam.fresh.scan import StatScan
+
+    root, outside = make_repo(tmp_path)
+    real_root = os.path.realpath(root)
+    signatures = {}
+    for rel in ("app.py", "conf/settings.py"):
+        st = os.stat(root / rel)
+        signatures[rel] = (st.st_size, st.st_mtime_ns)
+    (outside / "id_rsa_zqoutsidename").write_text("not a key\n")
+    swap(root, outside)
+    result = StatScan(real_root, signatures, 0.0).run()
+    assert result.changed == {"conf/settings.py"}
+    assert not [p for p in result.added if "zqoutsidename" in p], result.added
+    repo = RepoFresh("proj", real_root, sorted_paths=sorted(signatures))
+    assert expand(repo, {"conf"}) == {"conf", "conf/settings.py"}

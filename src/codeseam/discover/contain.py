@@ -7,7 +7,8 @@ index's own data. Everything that classifies, reads or serves a repo path goes t
 
 - ``Containment.folder_escape(rel)``: why the folders above ``rel`` do not lead to a real
   folder of the root (a symlinked folder on the way, pointing outside the root or inside
-  it: never followed), or None. Each folder is resolved once (``realpath``) and cached.
+  it: never followed), or None; ``.folder(rel_dir)`` the same for a folder itself. Each
+  folder is resolved once (``realpath``) and cached, so a check lives as long as one pass.
 - ``Containment.excluded(rel)``: the folder of ``rel`` that must never be indexed (the
   index's data dir), or None.
 - ``open_contained(path, root)``: opens ``path`` without following a final symlink and
@@ -43,10 +44,10 @@ def resolved(path: str | os.PathLike[str]) -> str:
 
 
 class Containment:
-    """The folder checks of one root (absolute, resolved), cached per folder."""
+    """The folder checks of one root, cached per folder."""
 
     def __init__(self, root: str, exclude: Iterable[str | os.PathLike[str]] = ()) -> None:
-        self.root = root
+        self.root = root = os.path.realpath(root)  # the repo's root as the file system has it
         self._folders: dict[str, tuple[str, str] | None] = {"": None}
         self.exclude: dict[str, str] = {}  # repo-relative folder ("." : the root) -> resolved path
         for path in exclude:
@@ -61,7 +62,11 @@ class Containment:
         parts = rel.split("/")
         if any(p in ("", ".", "..") for p in parts):
             return rules.SYMLINK_ESCAPE, f"not a plain path inside the root: {rel!r}"
-        rel_dir = "/".join(parts[:-1])
+        return self.folder("/".join(parts[:-1]))
+
+    def folder(self, rel_dir: str) -> tuple[str, str] | None:
+        """``folder_escape`` for the folder ``rel_dir`` itself ("" is the root): None when it
+        and every folder above it are real folders of the root."""
         chain = []  # rel_dir and the folders above it not judged yet, deepest first
         while rel_dir not in self._folders:
             chain.append(rel_dir)

@@ -91,10 +91,13 @@ def load_manifest(store, st: RepoFresh, paths: set[str] | None = None) -> None:
 def expand(st: RepoFresh, paths: set[str]) -> set[str]:
     """Dirty paths as files: a folder (new, or deleted/renamed with indexed files under it)
     stands for every file in it, on disk and in the manifest."""
+    from ..discover.contain import Containment
+
     out = set()
+    contain = Containment(st.root)
     for p in paths:
         full = os.path.join(st.root, p)
-        if os.path.isdir(full) and not os.path.islink(full):
+        if os.path.isdir(full) and contain.folder(p) is None:  # a symlinked folder is never listed
             out |= walk_new(st.root, p)
         else:
             out.add(p)
