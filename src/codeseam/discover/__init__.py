@@ -105,7 +105,7 @@ class _Classifier:
             return self.skip(rel, rules.MINIFIED, "minified by name")
         if st.st_size > self.max_file_bytes:
             return self.skip(rel, rules.TOO_LARGE, f"{st.st_size} bytes > {self.max_file_bytes}")
-        found = sniff(abs_path, st.st_size, self.root)
+        found = sniff(abs_path, st.st_size, self.root, st)
         if found is not None:
             return self.skip(rel, *found)
         self.files[rel] = SourceFile(rel, abs_path, language_for(rel), st.st_size, st.st_mtime_ns)

@@ -8,7 +8,8 @@ index's own data. Everything that classifies, reads or serves a repo path goes t
 - ``Containment.folder_escape(rel)``: why the folders above ``rel`` do not lead to a real
   folder of the root (a symlinked folder on the way, pointing outside the root or inside
   it: never followed), or None; ``.folder(rel_dir)`` the same for a folder itself. Each
-  folder is resolved once (``realpath``) and cached, so a check lives as long as one pass.
+  folder is checked once (an ``lstat``, each folder above it being a real folder already;
+  ``realpath`` for the message when it is a link) and cached for one pass.
 - ``Containment.excluded(rel)``: the folder of ``rel`` that must never be indexed (the
   index's data dir), or None.
 - ``open_contained(path, root)``: opens ``path`` without following a final symlink and
@@ -73,16 +74,22 @@ class Containment:
             rel_dir = rel_dir.rpartition("/")[0]
         why = self._folders[rel_dir]
         for folder in reversed(chain):
-            if why is None:
-                full = os.path.join(self.root, folder)
-                real = os.path.realpath(full)
-                if real != full:
-                    out = not inside(real, self.root)
-                    why = (rules.SYMLINK_ESCAPE if out else rules.NOT_A_FILE,
-                           f"folder {folder}/ is a symlink to {real}"
-                           f"{' (outside the root)' if out else ''}: not followed")
+            if why is None:  # the folder above is a real folder: one lstat tells about this one
+                why = self._one(folder)
             self._folders[folder] = why
         return why
+
+    def _one(self, folder: str) -> tuple[str, str] | None:
+        full = os.path.join(self.root, folder)
+        try:
+            if not stat.S_ISLNK(os.lstat(full).st_mode):
+                return None  # a folder (or gone, or a file: then nothing under it opens)
+        except OSError:
+            return None
+        real = os.path.realpath(full)
+        out = not inside(real, self.root)
+        return (rules.SYMLINK_ESCAPE if out else rules.NOT_A_FILE,
+                f"folder {folder}/ is a symlink to {real}{' (outside the root)' if out else ''}: not followed")
 
     def excluded(self, rel: str) -> str | None:
         """The data-dir folder (resolved) that ``rel`` lies in or is, else None."""
@@ -115,9 +122,13 @@ def _opened_path(fd: int, path: str, st: os.stat_result) -> str | None:
         return None
 
 
-def open_contained(path: str, root: str | None = None) -> tuple[int, os.stat_result]:
+def open_contained(path: str, root: str | None = None, *,
+                   same_as: os.stat_result | None = None) -> tuple[int, os.stat_result]:
     """Open ``path`` for reading: not through a final symlink, never blocking on a FIFO, a
     regular file, and (with ``root``, absolute and resolved) a file inside ``root``.
+
+    ``same_as``: the stat of a file already checked to lie inside ``root`` (discovery's);
+    when the opened file is that file (device and inode), it is not asked again where it is.
 
     Returns ``(fd, stat)``; raises FileSkipped (nothing left open): ``vanished``,
     ``unreadable``, ``not-a-file`` or ``symlink-escape``.
@@ -130,7 +141,7 @@ def open_contained(path: str, root: str | None = None) -> tuple[int, os.stat_res
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise FileSkipped(path, rules.NOT_A_FILE, "not a regular file")
-        if root is not None:
+        if root is not None and not (same_as is not None and os.path.samestat(st, same_as)):
             real = _opened_path(fd, path, st)
             if real is None or not inside(real, root):
                 raise FileSkipped(path, rules.SYMLINK_ESCAPE,

@@ -113,14 +113,15 @@ def file_signature(abs_path: str | Path) -> tuple[int, int]:
     return st.st_size, st.st_mtime_ns
 
 
-def sniff(abs_path: str, size: int, root: str | None = None) -> tuple[str, str] | None:
+def sniff(abs_path: str, size: int, root: str | None = None,
+          same_as: os.stat_result | None = None) -> tuple[str, str] | None:
     """Discovery's content check: ``(reason, detail)`` for a binary or minified file, an
     unreadable or vanished one; None when the file looks like text worth indexing.
 
     Reads the first 8 KiB; only a head with few newlines makes it read on to 64 KiB.
     """
     try:
-        fd, _ = open_contained(abs_path, root)
+        fd, _ = open_contained(abs_path, root, same_as=same_as)
     except FileSkipped as skip:
         return skip.reason, skip.detail
     try:
