@@ -220,3 +220,56 @@ def test_freshness_never_lists_a_folder_swapped_for_a_link(tmp_path):
     assert not [p for p in result.added if "zqoutsidename" in p], result.added
     repo = RepoFresh("proj", real_root, sorted_paths=sorted(signatures))
     assert expand(repo, {"conf"}) == {"conf", "conf/settings.py"}
+
+
+@pytest.mark.parametrize("use_git", [True, False], ids=["git", "folder"])
+def test_ignore_files_behind_a_swapped_folder_are_never_read(tmp_path, use_git):
+    """An outside folder's ``.codeseamignore`` / ``.gitignore`` are not the repo's rules: read
+    through the link, they would silently drop the tracked path instead of reporting it."""
+    root, outside = make_repo(tmp_path)
+    if not use_git:
+        shutil.rmtree(root / ".git")
+    (outside / ".codeseamignore").write_text("settings.py\n")
+    (outside / ".gitignore").write_text("settings.py\n")
+    shutil.rmtree(root / "conf")
+    os.symlink(outside, root / "conf")
+    if use_git:
+        found = discover(root)
+    else:  # a plain folder's walk never enters the link; a manifest-driven sync names the path
+        from codeseam.discover.subset import discover_paths
+
+        found = discover_paths(os.path.realpath(root), ["conf/settings.py"], known={"conf/settings.py"},
+                               is_git=False)
+    skips = {s.path: s.reason for s in found.skips}
+    assert skips["conf/settings.py"] == "symlink-escape"
+    assert "conf/settings.py" not in {f.path for f in found.files}
+
+
+def test_over_http_nothing_outside_is_served(tmp_path):
+    """The same attack through a real server: POST /index, then /search and /refs."""
+    import httpx
+
+    from codeseam.service import Service
+    from codeseam.surfaces.http import create_app
+    from tests.test_http import running, wait_job
+
+    root, outside = make_repo(tmp_path, allow=".")
+    swap(root, outside)
+    service = Service(fake(tmp_path / "data"), cwd=tmp_path).open()
+    try:
+        with running(create_app(service)) as url, httpx.Client(base_url=url, timeout=60) as client:
+            job = client.post("/index", json={"path": str(root)})
+            assert job.status_code == 202, job.text
+            done = wait_job(client, job.json()["id"])
+            if done["state"] == "failed":  # a scrubber that refuses an allow file of "." everywhere
+                assert ".codeseamallow" in done["error"], done
+                return
+            assert done["state"] == "done", done
+            search = client.get("/search", params={"q": f"{MARKER} leaked_credentials", "k": 10})
+            refs = client.get("/refs", params={"name": "leaked_credentials"})
+            assert search.status_code == 200 and refs.status_code == 200, (search.text, refs.text)
+            for body in (search.text, refs.text):
+                assert BODY not in body and SECRET not in body
+            assert "conf/settings.py" not in client.get("/repos/proj").text
+    finally:
+        service.close()

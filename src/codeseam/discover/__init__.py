@@ -183,7 +183,10 @@ def _extra_ignores(root: str, listing: Listing) -> ExtraIgnores | None:
             dirs.add(parent)
             parent = parent.rpartition("/")[0]
     merged = IgnoreRules()
+    contain = Containment(root)
     for rel_dir in sorted(dirs, key=lambda d: (d.count("/") + bool(d), d)):  # root first
+        if contain.folder(rel_dir) is not None:
+            continue  # a folder swapped for a symlink: its files are skipped, its rules never read
         prefix = rel_dir + "/" if rel_dir else ""
         abs_file = os.path.join(root, prefix + ".codeseamignore")
         if os.path.isfile(abs_file) and not os.path.islink(abs_file):

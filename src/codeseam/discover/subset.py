@@ -71,7 +71,10 @@ def _git_listed(root: str, paths: list[str]) -> set[str]:
 def _walk_listed(root: str, paths: list[str], warnings: list[str]) -> set[str]:
     """Which of ``paths`` ``walk_listing`` would list: no folder on the way is ignored (or
     always skipped), and the path itself is not, under the ignore files met on the way."""
+    from .contain import Containment
+
     cache: dict[str, tuple[IgnoreRules, IgnoreRules]] = {}
+    contain = Containment(root)
 
     def rules_at(rel_dir: str) -> tuple[IgnoreRules, IgnoreRules]:
         """The rules in force inside folder ``rel_dir`` ("" or "a/b/"), its own files included."""
@@ -82,9 +85,10 @@ def _walk_listed(root: str, paths: list[str], warnings: list[str]) -> set[str]:
             git_rules, extra_rules = rules_at(parent + "/" if parent else "")
         else:
             git_rules, extra_rules = IgnoreRules(rules.DEFAULT_IGNORES), IgnoreRules()
+        real_folder = contain.folder(rel_dir.rstrip("/")) is None  # never read through a link
         for fname in rules.IGNORE_FILES:
             full = os.path.join(root, rel_dir + fname)
-            if os.path.isfile(full) and not os.path.islink(full):
+            if real_folder and os.path.isfile(full) and not os.path.islink(full):
                 lines = read_ignore_lines(full, warnings, rel_dir + fname)
                 if fname == ".gitignore":
                     git_rules = git_rules.extend(lines, rel_dir)
