@@ -28,6 +28,7 @@ from codeseam.settings import load_settings
 from codeseam.surfaces.http import create_app
 from tests.test_crash import ROOT, cli_command, run_env
 from tests.test_http import running, wait_job
+from tests.test_keepalive import box, cli, hits, through_pid  # noqa: F401 - box: fixture
 
 APP_PY = 'def main():\n    """Start the zqappmarker application."""\n    return 1\n'
 
@@ -143,3 +144,19 @@ def test_serve_post_index_proc_self_cwd_holding_the_data_dir(tmp_path, monkeypat
             assert health["ok"] is True and health["store"] == "up", health
     finally:
         service.close()
+
+
+def test_the_keepalive_server_reopens_a_dead_lite_process(box):  # noqa: F811 - the fixture
+    """The CLI's keep-alive server stayed broken until `codeseam stop` once its Lite process
+    died; now the next call through it reopens the index."""
+    first = cli(box, "-v", "search", "compute_retry_delay", "--json")
+    server = through_pid(first.stderr)
+    assert server is not None and hits(first)
+    data = box["settings"].data_path
+    lite = lite_pid(data)
+    os.kill(lite, signal.SIGKILL)
+    time.sleep(0.5)
+    again = cli(box, "-v", "search", "compute_retry_delay", "--json")
+    assert through_pid(again.stderr) == server, again.stderr  # the same server, not a new one
+    assert hits(again) == hits(first)
+    assert lite_pid(data) != lite
