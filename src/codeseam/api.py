@@ -94,7 +94,8 @@ class Index:
         from .indexing.run import IndexRun
 
         started = time.perf_counter()
-        discovery = discover(os.fspath(path), max_file_bytes=self.settings.max_file_bytes)
+        discovery = discover(os.fspath(path), max_file_bytes=self.settings.max_file_bytes,
+                             exclude=self.settings.private_dirs)
         repo_id = repo_id or default_repo_id(discovery.root)
         self._check_root(repo_id, discovery.root)
         enricher = self._enricher(progress)
@@ -331,7 +332,8 @@ def index(path: str | os.PathLike[str], *, repo_id: str | None = None, settings:
         from .discover import discover
         from .indexing.report import dry_run as _dry_run
 
-        root = discover(os.fspath(path), max_file_bytes=settings.max_file_bytes).root
+        root = discover(os.fspath(path), max_file_bytes=settings.max_file_bytes,
+                        exclude=settings.private_dirs).root
         return _dry_run(root, repo_id or default_repo_id(root), settings)
     if rebuild:
         from .store import Store

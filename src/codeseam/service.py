@@ -84,6 +84,8 @@ class Service:
         if self._closed:
             raise FatalError("the server is shutting down")
         with self._open_lock:
+            if self._ix is not None and not self._ix.store.alive():
+                self._drop_dead_index()
             if self._ix is None:
                 self._ix = api.Index(self.settings, create=True)
                 self._identity = _lite_identity(self.settings)
@@ -99,6 +101,18 @@ class Service:
                     hint="stop this server (`codeseam stop`, or end `codeseam serve`), then index again")
             return self._ix
 
+    def _drop_dead_index(self) -> None:
+        """The Milvus Lite process under the open index exited: close what is left, so the
+        caller opens the index afresh (a server never answers 503 forever)."""
+        ix, self._ix = self._ix, None
+        log.warning("the Milvus Lite server process of %s stopped; reopening the index",
+                    self.settings.resolved_milvus_uri)
+        if ix is not None:
+            try:
+                ix.close()
+            except CodeseamError as exc:
+                log.warning("closing the dead index: %s", exc.message)
+
     @property
     def index_gone(self) -> bool:
         """The Lite file this server opened is no longer at its path (the data dir deleted)."""
@@ -107,6 +121,16 @@ class Service:
     @property
     def is_open(self) -> bool:
         return self._ix is not None
+
+    def store_state(self) -> str:
+        """``up``, ``closed`` (not opened yet), or ``down: ...`` when the Milvus Lite process
+        under the open index has exited (the next request reopens it)."""
+        ix = self._ix
+        if ix is None:
+            return "closed"
+        if ix.store.alive():
+            return "up"
+        return "down: the Milvus Lite server process stopped; the next request reopens the index"
 
     def close(self, timeout: float = 30.0) -> None:
         """Stop a running job (at its next file), wait for it, then close the index."""

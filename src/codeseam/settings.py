@@ -106,6 +106,15 @@ class Settings:
         return self.milvus_uri or str(self.data_path / "index.db")
 
     @property
+    def private_dirs(self) -> tuple[str, ...]:
+        """The folders of the index's own data (the data dir, the Milvus Lite file's folder):
+        never indexed, wherever they lie under a repo root."""
+        dirs = [str(self.data_path)]
+        if self.is_lite:
+            dirs.append(str(Path(self.resolved_milvus_uri).expanduser().parent))
+        return tuple(dict.fromkeys(dirs))
+
+    @property
     def is_lite(self) -> bool:
         uri = self.resolved_milvus_uri
         return not uri.startswith(("http://", "https://", "tcp://", "unix:"))

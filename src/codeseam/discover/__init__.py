@@ -4,8 +4,13 @@
 ignore files), then classifies each one here, in sorted order:
 
 - a name that is not valid UTF-8 → ``bad-name``;
+- inside the index's own data dir (``exclude``: the settings' data dir, wherever it lies
+  under the root) → one ``index-data`` skip for the folder; its files are never opened;
+- under a folder that is a symlink (git still lists a tracked folder's files after the
+  folder is swapped for a link): to a place outside the root → ``symlink-escape``, inside it
+  → ``not-a-file``; never followed, so nothing outside the root is read (``contain.py``);
 - a symlink: a loop → ``symlink-loop``; dangling → ``broken-symlink``; resolving outside the
-  root or into ``.git/`` → ``symlink-escape``; to a directory → ``not-a-file`` (never followed:
+  root or into ``.git/`` → ``symlink-escape``; into the data dir → ``index-data``; to a directory → ``not-a-file`` (never followed:
   the files inside the root are listed under their own paths); to a file that is itself
   indexed, or that an earlier link already brought in → ``symlink-duplicate``; otherwise the
   link is indexed once, under its own path, with ``abs_path`` set to the resolved target;
@@ -26,6 +31,7 @@ import logging
 import os
 import stat
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +39,7 @@ from ..chunk.languages import language_for, language_label
 from ..errors import ConfigError
 from ..records import Skip, SourceFile
 from . import rules
+from .contain import Containment, inside
 from .ignore import IgnoreRules
 from .listing import ExtraIgnores, Listing, git_listing, read_ignore_lines, walk_listing
 from .reading import decode_bytes, file_signature, read_text, sniff
@@ -70,10 +77,6 @@ def _resolve_root(root: str | Path) -> str:
     return str(path.resolve())
 
 
-def _inside(real: str, root: str) -> bool:
-    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
-
-
 def _printable(rel: str) -> str | None:
     """``rel`` when it is valid UTF-8 text, else None (a name with undecodable bytes)."""
     try:
@@ -84,8 +87,9 @@ def _printable(rel: str) -> str | None:
 
 
 class _Classifier:
-    def __init__(self, root: str, max_file_bytes: int, is_git: bool) -> None:
+    def __init__(self, root: str, max_file_bytes: int, is_git: bool, contain: Containment) -> None:
         self.root, self.max_file_bytes, self.is_git = root, max_file_bytes, is_git
+        self.contain = contain
         self.files: dict[str, SourceFile] = {}
         self.skips: list[Skip] = []
         self._link_targets: dict[str, str] = {}  # resolved target -> the path that indexes it
@@ -101,7 +105,7 @@ class _Classifier:
             return self.skip(rel, rules.MINIFIED, "minified by name")
         if st.st_size > self.max_file_bytes:
             return self.skip(rel, rules.TOO_LARGE, f"{st.st_size} bytes > {self.max_file_bytes}")
-        found = sniff(abs_path, st.st_size)
+        found = sniff(abs_path, st.st_size, self.root, st)
         if found is not None:
             return self.skip(rel, *found)
         self.files[rel] = SourceFile(rel, abs_path, language_for(rel), st.st_size, st.st_mtime_ns)
@@ -112,6 +116,11 @@ class _Classifier:
         if _printable(rel) is None:
             shown = rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
             self.skip(shown, rules.BAD_NAME, "file name is not valid UTF-8")
+            return False
+        escape = self.contain.folder_escape(rel)
+        if escape is not None:
+            reason, detail = escape
+            self.skip(rel, reason, detail)
             return False
         abs_path = os.path.join(self.root, rel)
         try:
@@ -146,11 +155,13 @@ class _Classifier:
                 return self.skip(rel, rules.BROKEN_SYMLINK, f"-> {os.readlink(abs_path)}")
             return self.skip(rel, rules.UNREADABLE, exc.strerror or str(exc))
         real = os.path.realpath(abs_path)
-        if not _inside(real, self.root):
+        if not inside(real, self.root):
             return self.skip(rel, rules.SYMLINK_ESCAPE, f"resolves outside the root: {real}")
         target = os.path.relpath(real, self.root).replace(os.sep, "/")
         if target == ".git" or target.startswith(".git/"):
             return self.skip(rel, rules.SYMLINK_ESCAPE, "resolves into .git/")
+        if self.contain.excluded(target) is not None:
+            return self.skip(rel, rules.INDEX_DATA, f"resolves into the index's own data dir ({target})")
         if stat.S_ISDIR(st.st_mode):
             return self.skip(rel, rules.NOT_A_FILE, f"symlink to a folder ({target}/), not followed")
         if not stat.S_ISREG(st.st_mode):
@@ -172,7 +183,10 @@ def _extra_ignores(root: str, listing: Listing) -> ExtraIgnores | None:
             dirs.add(parent)
             parent = parent.rpartition("/")[0]
     merged = IgnoreRules()
+    contain = Containment(root)
     for rel_dir in sorted(dirs, key=lambda d: (d.count("/") + bool(d), d)):  # root first
+        if contain.folder(rel_dir) is not None:
+            continue  # a folder swapped for a symlink: its files are skipped, its rules never read
         prefix = rel_dir + "/" if rel_dir else ""
         abs_file = os.path.join(root, prefix + ".codeseamignore")
         if os.path.isfile(abs_file) and not os.path.islink(abs_file):
@@ -203,24 +217,38 @@ def _zero_warning(listing: Listing, n_skips: int) -> str:
     return "no files found to index"
 
 
-def _classify(root: str, paths, max_file_bytes: int, is_git: bool) -> tuple[tuple[SourceFile, ...], list[Skip]]:
+def _classify(root: str, paths, max_file_bytes: int, is_git: bool,
+              exclude: Iterable[str] = ()) -> tuple[tuple[SourceFile, ...], list[Skip]]:
     """The listed ``paths`` sorted into files to index (by path) and skips (symlinks last:
-    a link is judged once every plain file is known)."""
-    classifier = _Classifier(root, max_file_bytes, is_git)
-    links = [rel for rel in sorted(paths) if classifier.path(rel)]
+    a link is judged once every plain file is known). Paths inside an ``exclude`` folder
+    (the index's data) are one skip per folder, and are never opened."""
+    contain = Containment(root, exclude)
+    classifier = _Classifier(root, max_file_bytes, is_git, contain)
+    kept, data = [], {}
+    for rel in paths:
+        real = contain.excluded(rel)
+        if real is None:
+            kept.append(rel)
+        else:
+            data[os.path.relpath(real, root).replace(os.sep, "/")] = real
+    for folder, real in sorted(data.items()):
+        classifier.skip(folder if folder != "." else ".", rules.INDEX_DATA,
+                        f"the index's own data ({real}): never indexed")
+    links = [rel for rel in sorted(kept) if classifier.path(rel)]
     for rel in links:
         classifier.link(rel)
     return tuple(sorted(classifier.files.values(), key=lambda f: f.path)), list(classifier.skips)
 
 
-def discover(root: str | Path, *, max_file_bytes: int = 1 << 20) -> Discovery:
+def discover(root: str | Path, *, max_file_bytes: int = 1 << 20, exclude: Iterable[str] = ()) -> Discovery:
     """List the files of ``root`` to index, and every skipped file with its reason.
+    ``exclude``: folders never indexed (``Settings.private_dirs``: the index's own data).
 
     Raises ConfigError when ``root`` does not exist or is not a directory.
     """
     root_s = _resolve_root(root)
     listing = _list(root_s)
-    files, found = _classify(root_s, listing.paths, max_file_bytes, listing.is_git)
+    files, found = _classify(root_s, listing.paths, max_file_bytes, listing.is_git, exclude)
     skips = tuple(sorted([*listing.skips, *found], key=lambda s: (s.path, s.reason)))
     warnings = list(listing.warnings)
     if not files:

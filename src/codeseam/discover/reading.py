@@ -14,18 +14,16 @@ Line ends are kept as they are (CRLF stays, form feeds stay); line numbers count
 from __future__ import annotations
 
 import codecs
-import errno
 import hashlib
 import os
 import re
-import stat
 from pathlib import Path
 
 from ..errors import FileSkipped
 from . import rules
+from .contain import oserror_skip, open_contained
 
 _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
-_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
 
 
 def file_hash(data: bytes) -> str:
@@ -75,53 +73,28 @@ def _decode_legacy(data: bytes) -> tuple[str, str]:
         return data.decode("latin-1"), "latin-1"
 
 
-def _skip_for_oserror(path: str, exc: OSError) -> FileSkipped:
-    if exc.errno in (errno.ENOENT, errno.ENOTDIR):
-        return FileSkipped(path, rules.VANISHED, "deleted since it was listed")
-    if exc.errno == errno.ELOOP:
-        return FileSkipped(path, rules.NOT_A_FILE, "is a symlink: read its resolved target")
-    if exc.errno in (errno.ENXIO, errno.EOPNOTSUPP):
-        return FileSkipped(path, rules.NOT_A_FILE, exc.strerror or "not a regular file")
-    return FileSkipped(path, rules.UNREADABLE, exc.strerror or str(exc))
-
-
-def _open_regular(path: str) -> tuple[int, os.stat_result]:
-    """Open without following a final symlink and without blocking on a FIFO; the fd is a
-    regular file or FileSkipped is raised (and nothing is left open)."""
-    try:
-        fd = os.open(path, _OPEN_FLAGS)
-    except OSError as exc:
-        raise _skip_for_oserror(path, exc) from None
-    try:
-        st = os.fstat(fd)
-    except OSError as exc:
-        os.close(fd)
-        raise _skip_for_oserror(path, exc) from None
-    if not stat.S_ISREG(st.st_mode):
-        os.close(fd)
-        raise FileSkipped(path, rules.NOT_A_FILE, "not a regular file")
-    return fd, st
-
-
-def read_text(abs_path: str | Path, *, max_file_bytes: int | None = None) -> tuple[str, str]:
+def read_text(abs_path: str | Path, *, max_file_bytes: int | None = None,
+              root: str | None = None) -> tuple[str, str]:
     """Read and decode one file: ``(text, file_hash)``, both from the same bytes.
 
     One open and one read, so a file changed after listing is read consistently in its new
     state. ``max_file_bytes=None`` means no limit. The final path component must not be a
-    symlink (``discover`` hands out resolved paths); a FIFO never blocks.
+    symlink (``discover`` hands out resolved paths); a FIFO never blocks. With ``root``
+    (absolute, resolved: a repo root), the file actually opened must lie inside it
+    (``contain.open_contained``), else ``symlink-escape``.
 
     Raises FileSkipped with reason ``vanished``, ``unreadable``, ``binary`` (a NUL character
     after decoding), ``too-large`` (grew past the limit) or ``not-a-file``.
     """
     path = os.fspath(abs_path)
-    fd, st = _open_regular(path)
+    fd, st = open_contained(path, root)
     with os.fdopen(fd, "rb") as fh:
         if max_file_bytes is not None and st.st_size > max_file_bytes:
             raise FileSkipped(path, rules.TOO_LARGE, f"{st.st_size} bytes > {max_file_bytes}")
         try:
             data = fh.read() if max_file_bytes is None else fh.read(max_file_bytes + 1)
         except OSError as exc:
-            raise _skip_for_oserror(path, exc) from None
+            raise oserror_skip(path, exc) from None
     if max_file_bytes is not None and len(data) > max_file_bytes:
         raise FileSkipped(path, rules.TOO_LARGE, f"grew past {max_file_bytes} bytes")
     text, codec = decode_bytes(data)
@@ -136,18 +109,19 @@ def file_signature(abs_path: str | Path) -> tuple[int, int]:
     try:
         st = os.stat(path)
     except OSError as exc:
-        raise _skip_for_oserror(path, exc) from None
+        raise oserror_skip(path, exc) from None
     return st.st_size, st.st_mtime_ns
 
 
-def sniff(abs_path: str, size: int) -> tuple[str, str] | None:
+def sniff(abs_path: str, size: int, root: str | None = None,
+          same_as: os.stat_result | None = None) -> tuple[str, str] | None:
     """Discovery's content check: ``(reason, detail)`` for a binary or minified file, an
     unreadable or vanished one; None when the file looks like text worth indexing.
 
     Reads the first 8 KiB; only a head with few newlines makes it read on to 64 KiB.
     """
     try:
-        fd, _ = _open_regular(abs_path)
+        fd, _ = open_contained(abs_path, root, same_as=same_as)
     except FileSkipped as skip:
         return skip.reason, skip.detail
     try:
@@ -166,7 +140,7 @@ def sniff(abs_path: str, size: int) -> tuple[str, str] | None:
             return rules.MINIFIED, f"average line of {avg} bytes over the first {len(sample)} bytes"
         return None
     except OSError as exc:
-        skipped = _skip_for_oserror(abs_path, exc)
+        skipped = oserror_skip(abs_path, exc)
         return skipped.reason, skipped.detail
     finally:
         os.close(fd)

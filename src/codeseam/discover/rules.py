@@ -22,9 +22,10 @@ VANISHED = "vanished"  # deleted between listing and reading
 NOT_A_FILE = "not-a-file"  # FIFO, socket, device, or a symlink to a directory (never followed)
 BAD_NAME = "bad-name"  # a name that is not valid UTF-8 (cannot be stored or printed faithfully)
 SUBMODULE = "submodule"  # a git submodule or a nested git repository: index it on its own
+INDEX_DATA = "index-data"  # the index's own data dir (its lock must never be opened by a reader)
 
 REASONS = (BINARY, TOO_LARGE, SYMLINK_ESCAPE, SYMLINK_LOOP, BROKEN_SYMLINK, SYMLINK_DUPLICATE,
-           UNREADABLE, LOCKFILE, MINIFIED, VANISHED, NOT_A_FILE, BAD_NAME, SUBMODULE)
+           UNREADABLE, LOCKFILE, MINIFIED, VANISHED, NOT_A_FILE, BAD_NAME, SUBMODULE, INDEX_DATA)
 
 SNIFF_BYTES = 8 * 1024  # the binary check looks at this much
 MINIFIED_SAMPLE_BYTES = 64 * 1024  # the line-length check looks at this much

@@ -30,8 +30,10 @@ def is_ignore_file(path: str) -> bool:
 
 
 def discover_paths(root: str, paths: Iterable[str], *, known: Collection[str], is_git: bool,
-                   max_file_bytes: int = 1 << 20):
-    """A ``Discovery`` of ``paths`` (repo-relative) under ``root`` (absolute, resolved)."""
+                   max_file_bytes: int = 1 << 20, exclude: Iterable[str] = ()):
+    """A ``Discovery`` of ``paths`` (repo-relative) under ``root`` (absolute, resolved).
+    A known path is classified again whole: the folders above it are re-checked too (a
+    tracked folder swapped for a symlink is never followed), and ``exclude`` applies."""
     from . import Discovery, _classify, _extra_ignores, _printable
 
     wanted = sorted({p for p in paths if p and _printable(p) is not None})
@@ -45,7 +47,7 @@ def discover_paths(root: str, paths: Iterable[str], *, known: Collection[str], i
         extra = _extra_ignores(root, listing)
         if extra is not None:
             listing.paths = [p for p in listing.paths if not extra.excluded(p)]
-    files, skips = _classify(root, listing.paths, max_file_bytes, is_git)
+    files, skips = _classify(root, listing.paths, max_file_bytes, is_git, exclude)
     return Discovery(root, files, tuple(sorted(skips, key=lambda s: (s.path, s.reason))),
                      tuple(listing.warnings), is_git)
 
@@ -69,7 +71,10 @@ def _git_listed(root: str, paths: list[str]) -> set[str]:
 def _walk_listed(root: str, paths: list[str], warnings: list[str]) -> set[str]:
     """Which of ``paths`` ``walk_listing`` would list: no folder on the way is ignored (or
     always skipped), and the path itself is not, under the ignore files met on the way."""
+    from .contain import Containment
+
     cache: dict[str, tuple[IgnoreRules, IgnoreRules]] = {}
+    contain = Containment(root)
 
     def rules_at(rel_dir: str) -> tuple[IgnoreRules, IgnoreRules]:
         """The rules in force inside folder ``rel_dir`` ("" or "a/b/"), its own files included."""
@@ -80,9 +85,10 @@ def _walk_listed(root: str, paths: list[str], warnings: list[str]) -> set[str]:
             git_rules, extra_rules = rules_at(parent + "/" if parent else "")
         else:
             git_rules, extra_rules = IgnoreRules(rules.DEFAULT_IGNORES), IgnoreRules()
+        real_folder = contain.folder(rel_dir.rstrip("/")) is None  # never read through a link
         for fname in rules.IGNORE_FILES:
             full = os.path.join(root, rel_dir + fname)
-            if os.path.isfile(full) and not os.path.islink(full):
+            if real_folder and os.path.isfile(full) and not os.path.islink(full):
                 lines = read_ignore_lines(full, warnings, rel_dir + fname)
                 if fname == ".gitignore":
                     git_rules = git_rules.extend(lines, rel_dir)

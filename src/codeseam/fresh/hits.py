@@ -124,14 +124,19 @@ def check_hits(hits: Iterable[Hit], roots: Mapping[str, str], *, max_file_bytes:
                scrub_for: Callable[[str], Callable[[str], str] | None] | None = None) -> tuple[Hit, ...]:
     """Each hit checked against its file, each file read once. ``roots``: repo id -> root
     folder; ``scrub_for(root)`` gives the scrub function of a repo (None: scrubbing is off)."""
+    from ..discover.contain import Containment
+
     read: dict[tuple[str, str], tuple[str | None, str]] = {}
     scrubs: dict[str, Any] = {}  # one scrub function per repo root (it reads the allow file)
+    contains: dict[str, Containment] = {}
     out = []
     for hit in hits:
         key = (hit.repo, hit.path)
         root = roots.get(hit.repo, "")
         if key not in read:
-            read[key] = current_text(root, hit.path, max_file_bytes)
+            if root and root not in contains:
+                contains[root] = Containment(root)
+            read[key] = current_text(root, hit.path, max_file_bytes, contains.get(root))
         text, why = read[key]
         scrub = None
         if scrub_for is not None and text is not None:
@@ -142,21 +147,30 @@ def check_hits(hits: Iterable[Hit], roots: Mapping[str, str], *, max_file_bytes:
     return tuple(out)
 
 
-def current_text(root: str, path: str, max_file_bytes: int | None) -> tuple[str | None, str]:
-    """``(text, "")`` of the file ``root/path`` as the indexer reads it, or ``(None, why)``."""
+def current_text(root: str, path: str, max_file_bytes: int | None,
+                 contain: Any = None) -> tuple[str | None, str]:
+    """``(text, "")`` of the file ``root/path`` as the indexer reads it, or ``(None, why)``:
+    only a file inside the repo is read (``discover.contain``). ``contain``: a
+    ``Containment`` of ``root`` to reuse across the files of one pass (its folder checks)."""
     from ..discover import read_text
+    from ..discover.contain import Containment, inside
     from ..errors import FileSkipped
 
     if not root or not os.path.isdir(root):
         return None, f"the repo folder {root or '?'} no longer exists"
+    if contain is None:
+        contain = Containment(root)
+    root = contain.root  # resolved
+    escape = contain.folder_escape(path)
+    if escape is not None:  # a folder on the way was swapped for a symlink: never followed
+        return None, f"the file is no longer inside the repo: {escape[1]}"
     full = os.path.join(root, path)
     try:
         if os.path.islink(full):  # indexed under its own path, read through its target
-            real = os.path.realpath(full)
-            if not (real + os.sep).startswith(os.path.realpath(root) + os.sep):
+            full = os.path.realpath(full)
+            if not inside(full, root):
                 return None, "the file is now a symlink that leads outside the repo"
-            full = real
-        text, _ = read_text(full, max_file_bytes=max_file_bytes)
+        text, _ = read_text(full, max_file_bytes=max_file_bytes, root=root)  # inside root, or a skip
     except FileSkipped as exc:
         return None, _why(exc.reason, exc.detail)
     except OSError as exc:  # read_text turns its own errors into skips; this is a last resort
@@ -173,4 +187,6 @@ def _why(reason: str, detail: str) -> str:
         return f"the file is now too large to index ({detail})"
     if reason == "not-a-file":
         return "the path is no longer a regular file"
+    if reason == "symlink-escape":
+        return "the file is now a symlink that leads outside the repo"
     return f"the file cannot be read now ({detail or reason})"

@@ -94,9 +94,19 @@ class Refresher:
             return
         st.watcher, st.mode, st.note, st.rescan = watcher, "watch", "", True
 
+    def _not_index_data(self, st: RepoFresh, paths: set[str]) -> set[str]:
+        """``paths`` less those in the index's own data dir (its writes are no repo change)."""
+        from ..discover.contain import Containment
+
+        contain = Containment(st.root, self.settings.private_dirs)
+        return {p for p in paths if contain.excluded(p) is None} if contain.exclude else paths
+
     def _dirty(self, st: RepoFresh, paths: set[str]) -> None:
         from ..discover.subset import is_ignore_file
 
+        paths = self._not_index_data(st, paths)
+        if not paths:
+            return
         with st.lock:
             if any(map(is_ignore_file, paths)):
                 st.full = True
@@ -142,7 +152,7 @@ class Refresher:
         if st.mode == "missing":
             return
         for path in (record or {}).get("lost") or ():
-            if readable_again(os.path.join(st.root, path), self.settings.max_file_bytes):
+            if readable_again(st.root, path, self.settings.max_file_bytes):
                 with st.lock:
                     st.dirty.add(path)
         if st.mode == "watch" and not st.rescan:
@@ -156,7 +166,7 @@ class Refresher:
                     record = self.ix.store.repo_records().get(st.repo_id, {})
                 st.scan = StatScan(st.root, st.manifest, float(record.get("last_sync") or 0.0))
             result = st.scan.run(deadline)
-            st.dirty |= result.changed | result.added
+            st.dirty |= self._not_index_data(st, result.changed | result.added)
             if result.complete:
                 st.rescan = False
 
@@ -300,12 +310,14 @@ class Refresher:
             if scope is not None and too_many(st, scope):
                 scope = None
             if scope is None:
-                discovery = discover(st.root, max_file_bytes=self.settings.max_file_bytes)
+                discovery = discover(st.root, max_file_bytes=self.settings.max_file_bytes,
+                                     exclude=self.settings.private_dirs)
             else:
                 from ..discover.subset import discover_paths
 
                 discovery = discover_paths(st.root, scope, known=st.manifest, is_git=is_git(st),
-                                           max_file_bytes=self.settings.max_file_bytes)
+                                           max_file_bytes=self.settings.max_file_bytes,
+                                           exclude=self.settings.private_dirs)
             enricher = ix._enricher()
             try:
                 run = IndexRun(store, ix.embedder, self.settings, st.root, st.repo_id, write_guard=lambda: ix.lock,

@@ -52,15 +52,22 @@ class Query:
     notes: list[str] = field(default_factory=list)
 
 
-def readable_again(path: str, max_file_bytes: int) -> bool:
-    """Would discovery index this file now (a file that left the index unreadable or binary)?"""
+def readable_again(root: str, rel: str, max_file_bytes: int) -> bool:
+    """Would discovery index ``root/rel`` now (a file that left the index unreadable or
+    binary)? Only when its folders are real folders of the root and the file lies inside it."""
+    from ..discover.contain import Containment
     from ..discover.reading import sniff
 
+    if Containment(root).folder_escape(rel) is not None:
+        return False
+    path = os.path.join(root, rel)
+    if os.path.islink(path):
+        path = os.path.realpath(path)
     try:
         size = os.stat(path).st_size
     except OSError:
         return False
-    return size <= max_file_bytes and sniff(path, size) is None
+    return size <= max_file_bytes and sniff(path, size, root) is None
 
 
 def load_manifest(store, st: RepoFresh, paths: set[str] | None = None) -> None:
@@ -84,10 +91,13 @@ def load_manifest(store, st: RepoFresh, paths: set[str] | None = None) -> None:
 def expand(st: RepoFresh, paths: set[str]) -> set[str]:
     """Dirty paths as files: a folder (new, or deleted/renamed with indexed files under it)
     stands for every file in it, on disk and in the manifest."""
+    from ..discover.contain import Containment
+
     out = set()
+    contain = Containment(st.root)
     for p in paths:
         full = os.path.join(st.root, p)
-        if os.path.isdir(full) and not os.path.islink(full):
+        if os.path.isdir(full) and contain.folder(p) is None:  # a symlinked folder is never listed
             out |= walk_new(st.root, p)
         else:
             out.add(p)

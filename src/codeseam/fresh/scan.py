@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..discover import rules
+from ..discover.contain import Containment
 
 MTIME_SLACK_NS = 2_000_000_000  # folder mtimes this close to the last sync are looked at again
 CHECK_EVERY = 256  # stats between two looks at the clock
@@ -58,6 +59,7 @@ class StatScan:
 
     def __init__(self, root: str, signatures: Mapping[str, tuple[int, int]], since: float) -> None:
         self.root = root
+        self._contain = Containment(root)
         self.reset(signatures, since)
 
     def reset(self, signatures: Mapping[str, tuple[int, int]], since: float) -> None:
@@ -88,6 +90,7 @@ class StatScan:
         """Scan until done or until ``time.monotonic()`` passes ``deadline``."""
         t0 = time.perf_counter()
         out = ScanResult()
+        self._contain = Containment(self.root)  # folder checks, fresh each run
         items = len(self.paths) + len(self.folders)
         if self._cursor == 0:
             self._cycle_start = time.time()
@@ -119,6 +122,8 @@ class StatScan:
 
     def _folder(self, rel: str, out: ScanResult, deadline: float | None) -> None:
         out.folders += 1
+        if rel and self._contain.folder(rel) is not None:
+            return  # swapped for a symlink: never listed (its files are reported changed by _file)
         full = os.path.join(self.root, rel) if rel else self.root
         try:
             st = os.stat(full)

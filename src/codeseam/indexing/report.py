@@ -67,7 +67,7 @@ def dry_run(root: str, repo_id: str, settings) -> IndexReport:
 
     With enrichment on, the files are also chunked to count the chunks that would need a
     description (cache misses) and estimate the time that takes."""
-    d = discover(root, max_file_bytes=settings.max_file_bytes)
+    d = discover(root, max_file_bytes=settings.max_file_bytes, exclude=settings.private_dirs)
     report = IndexReport(repo_id=repo_id, root=d.root, dry_run=True, files_seen=len(d.files),
                          skips=list(d.skips), warnings=list(d.warnings),
                          by_language=d.counts_by_language(), by_reason=d.counts_by_reason())
@@ -85,7 +85,7 @@ def _enrich_estimate(d: Discovery, settings) -> dict[str, Any]:
     chunks: list[Chunk] = []
     for f in d.files:
         try:
-            text, _ = read_text(f.abs_path, max_file_bytes=settings.max_file_bytes)
+            text, _ = read_text(f.abs_path, max_file_bytes=settings.max_file_bytes, root=d.root)
         except FileSkipped:
             continue
         if settings.scrub:

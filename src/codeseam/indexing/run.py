@@ -212,7 +212,7 @@ class IndexRun:
         redo, refresh = [], []
         for f in files:
             try:
-                _, fhash = read_text(f.abs_path, max_file_bytes=self.settings.max_file_bytes)
+                _, fhash = read_text(f.abs_path, max_file_bytes=self.settings.max_file_bytes, root=self.root)
             except FileSkipped:
                 redo.append(f)  # redo reports the skip and drops the old rows
                 continue
@@ -259,7 +259,7 @@ class IndexRun:
 
     def _prepare(self, f: SourceFile) -> _Prepared | None:
         try:
-            text, fhash = read_text(f.abs_path, max_file_bytes=self.settings.max_file_bytes)
+            text, fhash = read_text(f.abs_path, max_file_bytes=self.settings.max_file_bytes, root=self.root)
         except FileSkipped as exc:
             self.report.skips.append(Skip(f.path, exc.reason, exc.detail))
             if f.path in self.store_manifest:

@@ -78,18 +78,22 @@ def _read_all(todo, name: Name, roots, max_file_bytes, scrub_for):
     from ..chunk.languages import language_for, language_label
     from ..chunk.parse import ParseFailed
     from ..discover.roles import file_role
+    from ..discover.contain import Containment
     from ..fresh.hits import current_text
 
     refs: list[Reference] = []
     notes: list[str] = []
     scrubs: dict[str, Callable[[str], str] | None] = {}
+    contains: dict[str, Containment] = {}
     read = 0
     for repo, path in todo:
         language = language_for(path)
         if not is_code_language(language):
             continue
         root = roots.get(repo, "")
-        text, _why = current_text(root, path, max_file_bytes)
+        if root and root not in contains:
+            contains[root] = Containment(root)  # folder checks shared by the repo's files
+        text, _why = current_text(root, path, max_file_bytes, contains.get(root))
         read += text is not None
         if text is None or name.last not in text:
             continue  # gone, unreadable, or the name is no longer in it

@@ -8,6 +8,7 @@ gone); every call here passes a small ``retry_times`` instead.
 from __future__ import annotations
 
 import logging
+import os
 from contextlib import contextmanager
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -30,6 +31,22 @@ IDS_PER_QUERY = 256  # primary keys in one ``id in [...]`` filter
 # deadline a dead Lite server (a full disk) is retried with back-off for hours.
 _DROPS_RETRY_TIMES = frozenset({"insert"})
 CALL_DEADLINE = 30
+
+
+FULL_DISK_BYTES = 64 << 20  # less free space than this where the index lives: call the disk full
+
+
+def dead_lite_hint(db_path: str) -> str:
+    """What to do when the Lite server process died: the disk is named only when it is full."""
+    import shutil
+
+    try:
+        full = shutil.disk_usage(os.path.dirname(db_path) or ".").free < FULL_DISK_BYTES
+    except OSError:
+        full = False
+    first = "the disk holding the index is full: free space, then " if full else ""
+    return (f"{first}run the command again: the index is reopened (a running server reopens it on "
+            "its next request), and `codeseam index PATH` repairs what a failed write left behind")
 
 
 class MilvusCalls:
@@ -58,14 +75,20 @@ class MilvusCalls:
         except (MilvusException, grpc.RpcError) as exc:
             raise self._error(what, exc) from exc
 
+    def alive(self) -> bool:
+        """False once the Milvus Lite server process this store started has exited."""
+        return self._alive is None or self._alive()
+
     def _error(self, what: str, exc: BaseException) -> StoreError:
         text = str(getattr(exc, "message", "") or exc).replace("\n", " ")
-        if self._alive is not None and not self._alive():
+        hint = REPAIR_HINT
+        if not self.alive():
             tail = self._log_tail() if self._log_tail else ""
             text = "the Milvus Lite server process stopped" + (f": {tail[-300:]}" if tail else "")
+            hint = dead_lite_hint(self.where)
         elif "connect" in text.lower() or "unavailable" in text.lower():
             text = f"cannot reach Milvus ({text[:200]})"
-        return StoreError(f"Milvus failed to {what} ({self.where}): {text[:400]}", hint=REPAIR_HINT)
+        return StoreError(f"Milvus failed to {what} ({self.where}): {text[:400]}", hint=hint)
 
     def call(self, what: str, method: str, *args: Any, **kwargs: Any) -> Any:
         if method in _DROPS_RETRY_TIMES:  # bounded by a deadline instead (whole seconds: pymilvus'

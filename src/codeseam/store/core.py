@@ -96,6 +96,10 @@ class Store(Retrieval, PendingRows, Layouts):
     def close(self) -> None:
         self._conn.close()
 
+    def alive(self) -> bool:
+        """False once the Milvus Lite process of this store has exited (a server: True)."""
+        return self._m.alive()
+
     def __enter__(self) -> Store:
         return self
 

@@ -4,7 +4,14 @@ pymilvus starts milvus-lite through ``milvus_lite.server.Server``, which sleeps 
 after spawning the binary (see its source) and imports ``pkg_resources``. The binary has its
 socket up well before that, so for milvus-lite 2.5.x codeseam spawns it the same way (same
 arguments, same ``.<name>.lock`` protocol: the server exits when that lock is released,
-which also happens when this process dies) and polls for the socket instead. The spawn
+which also happens when this process dies) and polls for the socket instead.
+
+The lock is an open-file-description lock (Linux ``F_OFD_SETLK``) where there is one, not
+the ``lockf`` record lock milvus-lite takes: the server's POSIX lock test sees both, but a
+record lock belongs to the process and is released when the process closes *any* descriptor
+of the file, so merely reading ``.<name>.lock`` (discovery sniffing a folder that holds the
+data dir did) stopped the server. An OFD lock belongs to this one open file and ends only
+when it is unlocked or closed (or the process dies). The spawn
 returns at once, so the server boots while pymilvus is imported. Any other milvus-lite
 version falls back to pymilvus' own path (``start_lite`` returns None).
 """
@@ -18,6 +25,7 @@ import os
 import re
 import secrets
 import socket as socketlib
+import struct
 import subprocess
 import tempfile
 import time
@@ -58,6 +66,20 @@ def _binary() -> Path | None:
     return binary if binary.is_file() and os.access(binary, os.X_OK) else None
 
 
+_OFD_SETLK = getattr(fcntl, "F_OFD_SETLK", None)
+_FLOCK = "@hhqqi4x"  # struct flock: l_type, l_whence, l_start, l_len, l_pid (Linux, 64-bit off_t)
+
+
+def lock_whole_file(fd: int, *, unlock: bool = False) -> None:
+    """Lock (or unlock) all of ``fd``'s file, exclusive, without waiting: an OFD lock where
+    the platform has one, else ``lockf``. Raises OSError when another holder has it."""
+    if _OFD_SETLK is None:
+        fcntl.lockf(fd, fcntl.LOCK_UN if unlock else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return
+    kind = fcntl.F_UNLCK if unlock else fcntl.F_WRLCK
+    fcntl.fcntl(fd, _OFD_SETLK, struct.pack(_FLOCK, kind, os.SEEK_SET, 0, 0, 0))
+
+
 class LiteServer:
     """A running milvus-lite binary serving ``db_path`` on a unix socket."""
 
@@ -66,7 +88,7 @@ class LiteServer:
         lock_path = db_path.with_name(f".{db_path.name}.lock")
         lock_fd = open(lock_path, "a")  # noqa: SIM115 - held until stop()
         try:
-            fcntl.lockf(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            lock_whole_file(lock_fd.fileno())
         except OSError:
             lock_fd.close()
             raise IndexBusyError(
@@ -146,7 +168,7 @@ def sweep_stale_sockets(db_name: str) -> int:
 def _stop(proc: subprocess.Popen, lock_fd: IO[str], socket: Path, log_file: IO[bytes]) -> None:
     # Releasing the lock tells the server to shut down (the milvus-lite protocol).
     try:
-        fcntl.lockf(lock_fd, fcntl.LOCK_UN)
+        lock_whole_file(lock_fd.fileno(), unlock=True)
     finally:
         lock_fd.close()
     try:

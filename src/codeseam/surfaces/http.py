@@ -13,7 +13,7 @@ Endpoints (OpenAPI at ``/openapi.json``, interactive docs at ``/docs``)::
     POST   /ask     {"question", "repo"?, "k"?, "stream"?}   answer with checked citations
     GET    /repos/{id}                             every row of a repo (as `inspect --json`)
     DELETE /repos/{id}                             remove a repo
-    GET    /health                                 liveness (+ pid, the running job's id)
+    GET    /health                                 liveness (+ pid, the running job's id, store up/down)
     GET    /  /docs  /assets/*                     the page for people (http_page.py)
 
 Errors are JSON ``{"error", "hint", "type"}``, never a traceback: NotIndexedError 404,
@@ -144,9 +144,9 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = MA
 
     @app.get("/health")
     def health() -> dict[str, Any]:
-        running = service.running_job()
-        return {"ok": True, "version": __version__, "index_open": service.is_open, "pid": os.getpid(),
-                "job": running.id if running is not None else None}
+        running, store = service.running_job(), service.store_state()
+        return {"ok": not store.startswith("down"), "version": __version__, "index_open": service.is_open,
+                "store": store, "pid": os.getpid(), "job": running.id if running is not None else None}
 
     def run_search(request: SearchRequest, highlight: bool) -> JSONResponse:
         body = codec.search_json(service.search(request), request if request.paged or highlight else None,
