@@ -222,6 +222,8 @@ def test_a_server_whose_data_dir_is_deleted_says_so_instead_of_serving_stale_row
             assert "Traceback" not in res.text
             assert c.post("/index", json={"path": str(repo)}).status_code >= 500
             assert service.index_gone is True and not data.exists()  # nothing rebuilt behind the user's back
+            health = c.get("/health").json()
+            assert health["ok"] is False and "deleted or replaced" in health["store"]
     finally:
         service.close()
 

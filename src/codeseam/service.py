@@ -124,10 +124,13 @@ class Service:
 
     def store_state(self) -> str:
         """``up``, ``closed`` (not opened yet), or ``down: ...`` when the Milvus Lite process
-        under the open index has exited (the next request reopens it)."""
+        under the open index has exited (the next request reopens it) or the index's file is no
+        longer at its path (the data dir deleted or replaced under the server)."""
         ix = self._ix
         if ix is None:
             return "closed"
+        if self.index_gone:
+            return "down: the index's Milvus Lite file was deleted or replaced; restart the server"
         if ix.store.alive():
             return "up"
         return "down: the Milvus Lite server process stopped; the next request reopens the index"
