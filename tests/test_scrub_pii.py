@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import time
 from collections import Counter
 
 import pytest
@@ -169,3 +170,21 @@ def test_index_stores_only_redacted_text(pii_repo, isolated_env):
         stored = "\n".join(c.text for c in ix.store.iter_chunks("shop"))
     for kind, value in values.items():
         assert value not in stored and placeholder(kind) in stored, kind
+
+
+@pytest.mark.parametrize("unit", ["4", "4539 ", "DE89 ", "AB12 ", "-12-3456", "auth=(", "HTTPBasicAuth(", "requirepass ",
+                                  "mongosh -p x ", "?key=Ab1Cd2Ef3Gh4Ij5Kl6 ", "ssn ", "a:b@tcp(", "+49151230389 "])
+def test_hostile_repetition_stays_linear(unit):
+    """A file of one rule's literal repeated on one line: 4x the text takes about 4x the
+    time (CPU time, best of two), never the square."""
+    def cost(n: int) -> float:
+        text = unit * (n // len(unit))
+        best = float("inf")
+        for _ in range(2):
+            t0 = time.process_time()
+            scrub_text(text)
+            best = min(best, time.process_time() - t0)
+        return best
+
+    small, big = cost(100_000), cost(400_000)
+    assert big < max(10 * small, 0.05), (unit, small, big)

@@ -47,7 +47,7 @@ def luhn_digit(body: str) -> str:
 
 def _varied(digits: str) -> bool:
     """Drawn, not typed: the scrubber leaves typed-looking runs alone, so positives avoid them."""
-    return (len(set(digits)) > max(2, len(digits) // 4) and max(digits.count(d) for d in set(digits)) <= len(digits) // 2
+    return (len(set(digits)) > max(2, len(digits) // 4) and max(digits.count(d) for d in set(digits)) * 3 <= len(digits) * 2
             and not any(s in digits for s in ("123456", "654321", "012345", "987654")))
 
 
@@ -181,6 +181,9 @@ def _cards(g: Gen) -> list[Doc]:
         (f"card_number = '{grouped(bad_luhn(v[6]))}'", None, True),  # check digit wrong
         (f"pan = {bad_luhn(v[7])}", None, True),
         (f"order_id = {order}", None, True),  # a Luhn-valid run named as an id
+        (f"INSERT INTO orders VALUES ({card(g)}, 'shipped');", None, True),
+        (f'  "orderNumber": "{card(g)}",', None, True),
+        (f"userId = {card(g)}", None, True),
         (f'  "invoiceId": "{card(g)}",', None, True),
         (f"created_ms = {g.r.randint(1_600_000_000_000, 1_800_000_000_000)}", None, True),  # a timestamp
         (f"snowflake = {g.r.randint(10**17, 2 * 10**18)}", None, True),
@@ -324,6 +327,11 @@ def _positional(g: Gen) -> list[Doc]:
         (f'new PasswordAuthentication("proxy", "{_pw(g)}".toCharArray())', "positional", False),
         (f'db, err := sql.Open("mysql", "shop:{g.mixed(B62, 16)}@tcp(db:3306)/shop")', "positional", False),
         (f'pg_connect("host=db dbname=shop user=shop password={g.mixed(B62, 16)}");', "positional", False),
+        (f"creds = pika.PlainCredentials('worker', '{_pw(g)}')", "positional", False),
+        (f'auth := smtp.PlainAuth("", "alerts", "{_pw(g)}", "smtp.acme.io")', "positional", False),
+        (f'    Auth: []ssh.AuthMethod{{ssh.Password("{_pw(g)}")}},', "positional", False),
+        (f"ftp_login($conn, 'deploy', '{_pw(g)}');", "positional", False),
+        (f"ftp = FTP('files.acme.io', 'deploy', '{_pw(g)}')", "positional", False),
     ]
     neg: list[Line] = [
         ('client = httpx.Client(auth=(user, password))', None, True),
@@ -349,6 +357,10 @@ def _positional(g: Gen) -> list[Doc]:
         ("connect(host='db', user='admin', password=password)", None, True),
         ('pg_connect("host=db dbname=shop user=shop password=$PGPASS");', None, True),
         ("auth = ('GET', 'POST')", None, True),
+        ("creds = pika.PlainCredentials(cfg.user, cfg.password)", None, True),
+        ('Auth: []ssh.AuthMethod{ssh.Password(os.Getenv("SSH_PASSWORD"))},', None, True),
+        ("ftp = FTP('files.acme.io')", None, True),
+        ("ftp_login($conn, $user, $pass);", None, True),
     ]
     return [_doc("pii/clients.txt", pos + neg)]
 

@@ -28,8 +28,9 @@ def query_literals() -> tuple[str, ...]:
 
 
 def query_check(text: str, m: re.Match[str]) -> Iterable[Span]:
-    lo = text.rfind("\n", 0, m.start()) + 1
-    if text.find("://", lo, m.start()) < 0:
+    floor = max(0, m.start() - 2048)  # a URL is shorter than 2 KB (linear on a huge line)
+    nl = text.rfind("\n", floor, m.start())
+    if text.find("://", nl + 1 if nl >= 0 else floor, m.start()) < 0:
         return ()  # not in a URL
     end = m.end()
     if end < len(text) and (text[end].isalnum() or text[end] in "{$<"):

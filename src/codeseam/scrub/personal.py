@@ -53,11 +53,11 @@ def _right_free(text: str, end: int) -> bool:
 
 
 def typed_digits(digits: str) -> bool:
-    """A stand-in someone typed: few distinct digits (4111 1111 ...), one digit most of the
-    way (4000 0000 0000 0002), or a run of 6+ ascending/descending digits (123456789)."""
+    """A stand-in someone typed: few distinct digits (4111 1111 ...), one digit over 2/3 of
+    the way (4000 0000 0000 0002), or a run of 6+ ascending/descending digits (123456789)."""
     if len(set(digits)) <= max(2, len(digits) // 4):
         return True
-    if max(digits.count(d) for d in set(digits)) > len(digits) // 2:
+    if max(digits.count(d) for d in set(digits)) * 3 > len(digits) * 2:
         return True
     return "123456" in digits or "654321" in digits or "012345" in digits or "987654" in digits
 
@@ -117,8 +117,9 @@ def _card_grouping(run: str) -> str | None:
 
 # an id, a counter or a hash: a plain digit run named so is not a card number
 _ID_CONTEXT = re.compile(
-    r"(?i)(?:\b|_|(?<=[a-z])(?=[A-Z]))(?:ids?|uuid|guid|order|invoice|tracking|ref|nonce|seed|hash|checksum|crc|version"
-    r"|build|serial|sku|ean|upc|gtin|isbn|imei|iccid|timestamp|epoch|ts|time|offset|count|size|snowflake)"
+    r"(?:\b|_|(?<=[a-z])(?=[A-Z]))(?i:ids?|uuid|guid|order|invoice|tracking|ref|reference|nonce|seed|hash|checksum"
+    r"|crc|version|build|serial|sku|ean|upc|gtin|isbn|imei|iccid|timestamp|epoch|ts|time|offset|count|size|snowflake"
+    r"|txn|transaction|confirmation|booking|ticket|shipment|parcel|customer|user|account|msisdn)s?"
     r"(?:\b|_|(?=[A-Z]))[^\n]{0,12}\Z")
 _CARD_CONTEXT = re.compile(r"(?i)card|pan\b|\bcc|kredit|credit")
 
@@ -160,13 +161,13 @@ def cards_in_text(text: str, m: re.Match[str]) -> Iterable[Span]:
             yield from card_check(text, run)
         return
     shape = text.encode("ascii").translate(_TO_ZERO)
-    done = -1
+    done = 0
     for hit in _EIGHT_DIGITS.finditer(shape):
         start = hit.start()
         if start < done:
             continue
-        while start > 0 and shape[start - 1] == 48:  # back to the first digit of the run
-            start -= 1
+        while start > done and shape[start - 1] == 48:  # back to the run's first digit (not
+            start -= 1  # past the last run tried: linear on a megabyte of digits)
         c = CARD_PATTERN.match(text, start)
         done = hit.end()
         if c is not None:

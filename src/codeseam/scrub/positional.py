@@ -35,11 +35,15 @@ CALLS: dict[str, int] = {
     "SetBasicAuth": 1, "setBasicAuth": 1, "basicAuth": 1, "basicAuthentication": 1, "withBasicAuth": 1,
     "Credentials.basic": 1, ".basic": 1, "UsernamePasswordCredentials": 1, "PasswordAuthentication": 1,
     "NetworkCredential": 1, ".login": 1, "simple_bind_s": 1, "simple_bind": 1,
-    "cx_Oracle.connect": 1, "oracledb.connect": 1,
+    "cx_Oracle.connect": 1, "oracledb.connect": 1, "oci_connect": 1, "PlainCredentials": 1,
+    "UsernamePasswordToken": 1, "UsernamePasswordAuthenticationToken": 1,
+    "ssh.Password": 0, "smtp.PlainAuth": 2,
+    # PHP: (connection, user, password)
+    "ftp_login": 2, "ssh2_auth_password": 2, "imap_open": 2, "ldap_bind": 2,
     # database drivers: (dsn or host, user, password, ...)
     "PDO": 2, "mysqli_connect": 2, "mysqli": 2, "mysql_connect": 2, "mysql_pconnect": 2,
     "getConnection": 2, "pymysql.connect": 2, "MySQLdb.connect": 2, "Sequelize": 2, "ibm_db.connect": 2,
-    "ftplib.FTP": 2, "FTP_TLS": 2, "mysqli_real_connect": 3,
+    "ftplib.FTP": 2, "FTP_TLS": 2, "FTP": 2, "mysqli_real_connect": 3, "Net::FTP.new": 2, "Net::FTP.open": 2,
 }
 # the tuple an HTTP client takes: auth=("user", "password")
 AUTH_TUPLE = ("auth=(", "auth = (", "auth=[", "auth = [", "auth: (")
@@ -51,6 +55,8 @@ def call_literals() -> tuple[str, ...]:
 
 _STRING = re.compile(r"""[@rbuRBU]?(?P<q>["'`])(?P<v>(?:\\.|(?!(?P=q)).){0,256}?)(?P=q)""", re.S)
 _QUOTED = re.compile(r"""(?P<q>["'`])(?:\\.|(?!(?P=q)).){0,512}?(?P=q)""", re.S)
+_PLAIN = re.compile(r"""[^"'`()\[\]{},;]+""")
+MAX_DEPTH = 6  # brackets inside one call's arguments
 _AFTER_STRING = re.compile(r"""(?:\.(?:toCharArray|getBytes|encode|ToCharArray)\(\))?\s*\Z""")
 
 
@@ -59,6 +65,10 @@ def split_args(text: str, pos: int, limit: int) -> list[tuple[int, int]]:
     spans, stripped; stops at the closing bracket (or ``limit``: then the last is dropped)."""
     out, depth, start, i = [], 0, pos, pos
     while i < limit:
+        plain = _PLAIN.match(text, i, limit)
+        if plain is not None:
+            i = plain.end()
+            continue
         c = text[i]
         if c in "\"'`":
             s = _QUOTED.match(text, i, limit)
@@ -68,6 +78,8 @@ def split_args(text: str, pos: int, limit: int) -> list[tuple[int, int]]:
             continue
         if c in "([{":
             depth += 1
+            if depth > MAX_DEPTH:
+                return []
         elif c in ")]}":
             if depth == 0:
                 out.append((start, i))
@@ -153,6 +165,18 @@ TOOL_NAMES: dict[str, str] = {
 }
 
 
+LINE_REACH = 4096
+
+
+def line_around(text: str, pos: int) -> tuple[int, int]:
+    """The line around ``pos``, at most ``LINE_REACH`` characters either side (so that a
+    rule stays linear on a megabyte-long line)."""
+    floor = max(0, pos - LINE_REACH)
+    nl = text.rfind("\n", floor, pos)
+    hi = text.find("\n", pos, pos + LINE_REACH)
+    return (nl + 1 if nl >= 0 else floor), (min(len(text), pos + LINE_REACH) if hi < 0 else hi)
+
+
 def tool_check(text: str, m: re.Match[str]) -> Iterable[Span]:
     tool = m.group("tool")
     if m.start() > 0 and (text[m.start() - 1].isalnum() or text[m.start() - 1] in "_.-"):
@@ -160,9 +184,7 @@ def tool_check(text: str, m: re.Match[str]) -> Iterable[Span]:
     key = TOOL_NAMES.get(tool)
     if key is None:
         return ()
-    lo = text.rfind("\n", 0, m.start()) + 1
-    nl = text.find("\n", m.end())
-    hi = len(text) if nl < 0 else nl
+    lo, hi = line_around(text, m.start())
     if key == "redis.conf":  # a directive: first word of its line
         if text[lo:m.start()].strip():
             return ()
@@ -211,7 +233,7 @@ _CONNINFO_KEYS = re.compile(r"""(?:^|[\s"'`])(?:host|hostaddr|dbname|user|port|s
 def conninfo_check(text: str, m: re.Match[str]) -> Iterable[Span]:
     """libpq's ``host=h dbname=d user=u password=X`` (pg_connect, psycopg, lib/pq): the
     pairs are separated by spaces, so the connection-string rule (``;``) does not see it."""
-    lo = text.rfind("\n", 0, m.start()) + 1
+    lo, _ = line_around(text, m.start())
     if _CONNINFO_KEYS.search(text, max(lo, m.start() - 300), m.start()) is None:
         return ()
     if m.end() < len(text) and text[m.end()] not in " \t\r\n\"'`;":
