@@ -428,6 +428,8 @@ def _urls(g: Gen) -> list[Doc]:
         (f"key = '?key={g.mixed(B62, 24)}'", None, True),  # not in a URL
         ('url = "https://cdn.acme.io/app.js?v=3f2a9c1b7e4d8a6f5c3b"', None, True),
         ("https://api.telegram.org/bot123/sendMessage", None, True),
+        (f'const input = "https://example.com?key={g.mixed(URLSAFE, 40)}";', None, True),  # a docs/test host
+        (f"curl 'http://localhost:8080/v1/items?api_key={g.mixed(B62, 32)}'", None, True),
     ]
     return [_doc("pii/urls.js", pos + neg)]
 
