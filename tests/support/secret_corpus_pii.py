@@ -15,8 +15,10 @@ order ids and timestamps, hashes, digit runs inside longer ones, phone-like numb
 
 from __future__ import annotations
 
-import string
+import re
 
+from .corpus_pii_values import (IBAN_LENGTHS, ISSUERS, bad_luhn, card, e164, grouped, iban, labelled_ids, nino,
+                                spaced, ssn)
 from .corpus_tokens import B62, URLSAFE, Gen
 from .secret_corpus import Doc
 
@@ -27,118 +29,6 @@ KINDS_OF = {"card-number": ("card-number",), "iban": ("iban",), "national-id": (
             "phone": ("phone",), "positional": ("cli-password", "url-credentials", "connection-string"),
             "cli-flag": ("cli-password",),
             "url-token": ("url-token", "telegram-token", "google-api-key", "facebook-token")}
-
-IBAN_LENGTHS = {"DE": 22, "GB": 22, "FR": 27, "NL": 18, "ES": 24, "IT": 27, "AT": 20, "BE": 16, "CH": 21,
-                "PL": 28, "SE": 24, "DK": 18, "FI": 18, "IE": 22, "PT": 25, "NO": 15, "LU": 20, "CZ": 24}
-LETTER_BANKS = {"GB": 4, "NL": 4, "IE": 4}  # BBANs that start with a bank code of letters
-
-
-# ------------------------------------------------------------------------------- values
-
-def luhn_digit(body: str) -> str:
-    total = 0
-    for i, c in enumerate(reversed(body)):
-        d = int(c)
-        if i % 2 == 0:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return str((10 - total % 10) % 10)
-
-
-def _varied(digits: str) -> bool:
-    """Drawn, not typed: the scrubber leaves typed-looking runs alone, so positives avoid them."""
-    return (len(set(digits)) > max(2, len(digits) // 4) and max(digits.count(d) for d in set(digits)) * 3 <= len(digits) * 2
-            and not any(s in digits for s in ("123456", "654321", "012345", "987654")))
-
-
-ISSUERS = (("visa", ("4",), 16), ("visa", ("4",), 16), ("mastercard", ("51", "52", "53", "54", "55"), 16),
-           ("mastercard-2", ("2221", "2300", "2500", "2720"), 16), ("amex", ("34", "37"), 15),
-           ("discover", ("6011", "65", "644"), 16), ("jcb", ("3528", "3540", "3589"), 16),
-           ("diners", ("36", "300", "305"), 14), ("unionpay", ("62",), 16), ("maestro", ("6759", "5018"), 16))
-
-
-def card(g: Gen, issuer: tuple[str, tuple[str, ...], int] | None = None) -> str:
-    _, prefixes, n = issuer or g.r.choice(ISSUERS)
-    while True:
-        p = g.r.choice(prefixes)
-        if p == "62":
-            p = "62" + g.r.choice("012345789")  # 622126-622925 is Discover's
-        body = p + g.chars(string.digits, n - 1 - len(p))
-        number = body + luhn_digit(body)
-        if _varied(number):
-            return number
-
-
-def bad_luhn(number: str) -> str:
-    return number[:-1] + str((int(number[-1]) + 1 + int(number[-2]) % 8) % 10)
-
-
-def grouped(number: str, sep: str = " ") -> str:
-    if len(number) == 15:
-        return sep.join((number[:4], number[4:10], number[10:]))
-    if len(number) == 14:
-        return sep.join((number[:4], number[4:10], number[10:]))
-    return sep.join(number[i:i + 4] for i in range(0, len(number), 4))
-
-
-def iban(g: Gen, cc: str | None = None) -> str:
-    cc = cc or g.r.choice(sorted(IBAN_LENGTHS))
-    n = IBAN_LENGTHS[cc] - 4
-    while True:
-        letters = LETTER_BANKS.get(cc, 0)
-        bban = g.chars(string.ascii_uppercase, letters) + g.chars(string.digits, n - letters)
-        digits = "".join(str(int(c, 36)) for c in bban + cc + "00")
-        check = 98 - int(digits) % 97
-        value = f"{cc}{check:02d}{bban}"
-        if _varied("".join(c for c in bban if c.isdigit())):
-            return value
-
-
-def spaced(value: str) -> str:
-    return " ".join(value[i:i + 4] for i in range(0, len(value), 4))
-
-
-def ssn(g: Gen) -> str:
-    while True:
-        area = g.r.randint(1, 899)
-        if area == 666:
-            continue
-        value = f"{area:03d}-{g.r.randint(1, 99):02d}-{g.r.randint(1, 9999):04d}"
-        if _varied(value.replace("-", "")):
-            return value
-
-
-NINO_FIRST, NINO_SECOND = "ABCEGHJKLMNOPRSTWXYZ", "ABCEGHJKLMNPRSTWXYZ"
-
-
-def nino(g: Gen) -> str:
-    while True:
-        prefix = g.r.choice(NINO_FIRST) + g.r.choice(NINO_SECOND)
-        digits = g.chars(string.digits, 6)
-        if prefix not in ("BG", "GB", "KN", "NK", "NT", "TN", "ZZ") and _varied(digits):
-            return prefix + digits + g.r.choice("ABCD")
-
-
-PHONE_PLANS = (("49", "15", 9), ("49", "17", 9), ("44", "7", 9), ("33", "6", 8), ("31", "6", 8), ("34", "6", 8),
-               ("39", "3", 9), ("61", "4", 8), ("91", "9", 9), ("81", "90", 8), ("48", "5", 8), ("41", "7", 8))
-
-
-def e164(g: Gen) -> str:
-    while True:
-        if g.r.random() < 0.25:  # NANP: NXX NXX XXXX
-            national = (str(g.r.randint(2, 9)) + g.chars(string.digits, 2) + str(g.r.randint(2, 9))
-                        + g.chars(string.digits, 6))
-            if national[3:7] == "5550":
-                continue
-            number = "1" + national
-        else:
-            cc, lead, rest = g.r.choice(PHONE_PLANS)
-            number = cc + lead + g.chars(string.digits, rest)
-            if cc == "44" and number[2:9] == "7700900":
-                continue
-        if _varied(number[1:]):
-            return "+" + number
-
 
 # ------------------------------------------------------------------------------- files
 
@@ -243,6 +133,9 @@ def _national_ids(g: Gen) -> list[Doc]:
         (f'  "nino": "{n[2]}",', "national-id", False),
         (f"employee.ni = \"{n[3]}\";", "national-id", False),
     ]
+    forms = ("{label}: {v}", '  "{label}": "{v}",', "{label} = '{v}'", "| Jan de Vries | {label} {v} |")
+    for i, (label, value) in enumerate(labelled_ids(g)):
+        pos.append((forms[i % len(forms)].format(label=label, v=value), "national-id", False))
     area = g.r.randint(100, 665)
     neg: list[Line] = [
         ("ssn = '078-05-1120'", None, True),
@@ -264,7 +157,14 @@ def _national_ids(g: Gen) -> list[Doc]:
         (f"ni = 'DA{g.digits(6)}A'", None, True),  # D is never a first letter
         (f"ni = '{n[4][:8]}E'", None, True),  # suffix E
         (f"CLASS = 'X{n[4]}'", None, True),
+        ("BSN: 111222333", None, True),  # the usual test BSN
+        ("Steuer-ID: 86095742719", None, True),  # BZSt's example
     ]
+    for label, value in labelled_ids(g):
+        digits = value.replace(" ", "").replace("-", "")
+        wrong = digits[:-1] + str((int(digits[-1]) + 1) % 10)
+        neg.append((f"{label}: {wrong}", None, True))  # check digit wrong
+        neg.append((f"record_no = {digits}", None, True))  # a valid number, no label
     return [_doc("pii/people.sql", pos + neg)]
 
 
@@ -302,8 +202,19 @@ def _phones(g: Gen) -> list[Doc]:
     return [_doc("pii/contacts.csv", pos + neg)]
 
 
+_FIXTURE_LIKE = re.compile(r"(?i)test|fake|mock|demo|dummy|sample|example|invalid|wrong|bogus")
+
+
+def _key(g: Gen, n: int, alphabet: str = B62) -> str:
+    """A random key that does not happen to spell a fixture word (``...tEst...``)."""
+    while True:
+        v = g.mixed(alphabet, n)
+        if not _FIXTURE_LIKE.search(v):
+            return v
+
+
 def _pw(g: Gen) -> str:
-    return g.pick(g.password(), g.strong_password().replace("'", "").replace('"', ""), g.mixed(B62, 20))
+    return g.pick(g.password(), g.strong_password().replace("'", "").replace('"', ""), _key(g, 20))
 
 
 def _positional(g: Gen) -> list[Doc]:
@@ -325,8 +236,8 @@ def _positional(g: Gen) -> list[Doc]:
         (f"server.login('alerts', '{_pw(g)}')", "positional", False),
         (f'String cred = Credentials.basic("ci", "{_pw(g)}");', "positional", False),
         (f'new PasswordAuthentication("proxy", "{_pw(g)}".toCharArray())', "positional", False),
-        (f'db, err := sql.Open("mysql", "shop:{g.mixed(B62, 16)}@tcp(db:3306)/shop")', "positional", False),
-        (f'pg_connect("host=db dbname=shop user=shop password={g.mixed(B62, 16)}");', "positional", False),
+        (f'db, err := sql.Open("mysql", "shop:{_key(g, 16)}@tcp(db:3306)/shop")', "positional", False),
+        (f'pg_connect("host=db dbname=shop user=shop password={_key(g, 16)}");', "positional", False),
         (f"creds = pika.PlainCredentials('worker', '{_pw(g)}')", "positional", False),
         (f'auth := smtp.PlainAuth("", "alerts", "{_pw(g)}", "smtp.acme.io")', "positional", False),
         (f'    Auth: []ssh.AuthMethod{{ssh.Password("{_pw(g)}")}},', "positional", False),
@@ -367,20 +278,20 @@ def _positional(g: Gen) -> list[Doc]:
 
 def _cli(g: Gen) -> list[Doc]:
     pos: list[Line] = [
-        (f"redis-server --requirepass {g.mixed(B62, 18)} --appendonly yes", "cli-flag", False),
-        (f'    command: ["redis-server", "--requirepass", "{g.mixed(B62, 18)}"]', "cli-flag", False),
-        (f"requirepass {g.mixed(B62, 20)}", "cli-flag", False),
-        (f"masterauth {g.mixed(B62, 20)}", "cli-flag", False),
-        (f"redis-cli -h cache -a {g.mixed(B62, 16)} ping", "cli-flag", False),
-        (f"mongosh \"mongodb://db:27017/app\" -u admin -p {g.mixed(B62, 16)}", "cli-flag", False),
-        (f"mongodump --host db -u backup -p '{g.mixed(B62, 16)}' --out /backup", "cli-flag", False),
-        (f"ldapsearch -x -D 'cn=admin,dc=acme,dc=io' -w {g.mixed(B62, 14)} -b dc=acme,dc=io", "cli-flag", False),
-        (f"keytool -importkeystore -srckeystore a.p12 -srcstorepass {g.mixed(B62, 14)} -destkeystore b.jks",
+        (f"redis-server --requirepass {_key(g, 18)} --appendonly yes", "cli-flag", False),
+        (f'    command: ["redis-server", "--requirepass", "{_key(g, 18)}"]', "cli-flag", False),
+        (f"requirepass {_key(g, 20)}", "cli-flag", False),
+        (f"masterauth {_key(g, 20)}", "cli-flag", False),
+        (f"redis-cli -h cache -a {_key(g, 16)} ping", "cli-flag", False),
+        (f"mongosh \"mongodb://db:27017/app\" -u admin -p {_key(g, 16)}", "cli-flag", False),
+        (f"mongodump --host db -u backup -p '{_key(g, 16)}' --out /backup", "cli-flag", False),
+        (f"ldapsearch -x -D 'cn=admin,dc=acme,dc=io' -w {_key(g, 14)} -b dc=acme,dc=io", "cli-flag", False),
+        (f"keytool -importkeystore -srckeystore a.p12 -srcstorepass {_key(g, 14)} -destkeystore b.jks",
          "cli-flag", False),
-        (f"rabbitmqctl add_user deploy {g.mixed(B62, 16)}", "cli-flag", False),
-        (f"smbclient //files/share -U backup%{g.mixed(B62, 14)}", "cli-flag", False),
-        (f"mysql -h db -u root -p{g.mixed(B62, 14)} shop < dump.sql", "cli-flag", False),
-        (f"az login --service-principal -u http://ci -p {g.mixed(B62, 20)} --tenant acme", "cli-flag", False),
+        (f"rabbitmqctl add_user deploy {_key(g, 16)}", "cli-flag", False),
+        (f"smbclient //files/share -U backup%{_key(g, 14)}", "cli-flag", False),
+        (f"mysql -h db -u root -p{_key(g, 14)} shop < dump.sql", "cli-flag", False),
+        (f"az login --service-principal -u http://ci -p {_key(g, 20)} --tenant acme", "cli-flag", False),
     ]
     neg: list[Line] = [
         ('redis-server --requirepass "$REDIS_PASSWORD"', None, True),
@@ -409,11 +320,11 @@ def _urls(g: Gen) -> list[Doc]:
          False),
         (f'requests.get("https://maps.googleapis.com/maps/api/geocode/json?address=x&key={g.google_api_key()}")',
          "url-token", False),
-        (f'  "endpoint": "https://api.weather.io/v1/now?city=berlin&api_key={g.mixed(B62, 32)}",', "url-token",
+        (f'  "endpoint": "https://api.weather.io/v1/now?city=berlin&api_key={_key(g, 32)}",', "url-token",
          False),
-        (f"GET https://gitlab.acme.io/api/v4/projects?private_token={g.mixed(URLSAFE, 20)}", "url-token", False),
+        (f"GET https://gitlab.acme.io/api/v4/projects?private_token={_key(g, 20, URLSAFE)}", "url-token", False),
         (f"webhook: https://hooks.acme.io/ingest?token={g.hexs(40)}", "url-token", False),
-        (f"const u = 'https://api.maps.io/tiles/{{z}}/{{x}}/{{y}}.png?key={g.mixed(B62, 24)}';", "url-token", False),
+        (f"const u = 'https://api.maps.io/tiles/{{z}}/{{x}}/{{y}}.png?key={_key(g, 24)}';", "url-token", False),
     ]
     neg: list[Line] = [
         ('URL = "https://api.telegram.org/bot${TELEGRAM_TOKEN}/sendMessage"', None, True),
@@ -423,13 +334,13 @@ def _urls(g: Gen) -> list[Doc]:
         ('url = "https://api.weather.io/v1/now?api_key=YOUR_API_KEY"', None, True),
         ('url = "https://api.weather.io/v1/now?key={api_key}"', None, True),
         ('url = "https://example.io/search?key=value&token=abc"', None, True),
-        (f'url = "https://example.io/list?page_token={g.mixed(B62, 24)}"', None, True),
+        (f'url = "https://example.io/list?page_token={_key(g, 24)}"', None, True),
         ('redirect = "https://app.acme.io/cb?code=abc123&state=xyz"', None, True),
-        (f"key = '?key={g.mixed(B62, 24)}'", None, True),  # not in a URL
+        (f"key = '?key={_key(g, 24)}'", None, True),  # not in a URL
         ('url = "https://cdn.acme.io/app.js?v=3f2a9c1b7e4d8a6f5c3b"', None, True),
         ("https://api.telegram.org/bot123/sendMessage", None, True),
-        (f'const input = "https://example.com?key={g.mixed(URLSAFE, 40)}";', None, True),  # a docs/test host
-        (f"curl 'http://localhost:8080/v1/items?api_key={g.mixed(B62, 32)}'", None, True),
+        (f'const input = "https://example.com?key={_key(g, 40, URLSAFE)}";', None, True),  # a docs/test host
+        (f"curl 'http://localhost:8080/v1/items?api_key={_key(g, 32)}'", None, True),
     ]
     return [_doc("pii/urls.js", pos + neg)]
 

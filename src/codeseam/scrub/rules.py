@@ -33,7 +33,9 @@ Families (the ``<kind>`` in ``[REDACTED:<kind>]``; the rule id, finer, is in ``R
                        k8s-secret (data of a kind: Secret), docker-auth ("auth": base64)
     personal data      email, phone (separated, or E.164 without separators), card-number
                        (issuer range + Luhn), iban (country length + mod 97), national-id
-                       (US SSN area/group/serial rules, UK NINO prefix rules): personal.py
+                       (US SSN area/group/serial rules, UK NINO prefix rules): personal.py;
+                       BSN, Steuer-ID, Aadhaar, SIN, personnummer, PESEL, NIR under their label
+                       and with their check digit: nationalid.py
 
 ``providers.py`` holds the provider token table; ``generic.py`` and ``assign.py`` the
 generic checks; ``shapes.py`` the core shape checks.
@@ -44,7 +46,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from . import generic, inurl, personal, positional, shapes
+from . import generic, inurl, nationalid, personal, positional, shapes
 from .assign import assignment_check, name_literals
 from .providers import PROVIDERS
 from .shapes import Check, Span
@@ -150,6 +152,8 @@ _PERSONAL: tuple[Rule, ...] = (
          personal.ssn_labelled_check, needs=personal.SSN_LABELS, anchored=True),
     Rule("uk-nino", "national-id", re.compile(r"[A-Z]{2}(?P<s> ?)[0-9]{2}(?P=s)[0-9]{2}(?P=s)[0-9]{2}(?P=s)[A-D]"),
          personal.nino_check, needs=personal.nino_prefixes(), anchored=True),
+    Rule("national-id-labelled", "national-id", re.compile(nationalid.PATTERN), nationalid.labelled_check,
+         needs=nationalid.LABELS, anchored=True),
     Rule("phone-e164", "phone", re.compile(r"\+[1-9][0-9]{7,14}"), personal.e164_check, needs=("+",)),
 )
 

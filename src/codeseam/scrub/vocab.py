@@ -165,6 +165,8 @@ PII_EXAMPLES = frozenset({
     "LV80BANK0000435195001", "EE382200221020145685", "IS140159260076545510730339",
     # SSNs: Woolworth's wallet card, the 1940s ad card, LifeLock's, the usual stand-ins
     "078-05-1120", "219-09-9999", "457-55-5462", "123-45-6789", "111-22-3333", "001-01-0001",
+    # national IDs' published examples: Steuer-ID (BZSt), SIN (canada.ca), PESEL, NIR, personnummer
+    "86095742719", "046454286", "111222333", "44051401359", "255081416802538", "8112189876", "4405140135",
     # UK NINOs in HMRC's and others' docs
     "QQ123456C", "AB123456C", "AB123456A", "AA123456A", "AA123456C", "JG103759A", "SR000000A",
     # phones: ITU's and the UK's and Germany's ranges for drama and docs
