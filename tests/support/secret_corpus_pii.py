@@ -272,6 +272,8 @@ def _positional(g: Gen) -> list[Doc]:
         ('Auth: []ssh.AuthMethod{ssh.Password(os.Getenv("SSH_PASSWORD"))},', None, True),
         ("ftp = FTP('files.acme.io')", None, True),
         ("ftp_login($conn, $user, $pass);", None, True),
+        ('auth = HTTPBasicAuth("Benutzer", "Passwort")', None, True),  # i18n labels
+        ('x.login("Utilisateur", "MotDePasse")', None, True),
     ]
     return [_doc("pii/clients.txt", pos + neg)]
 

@@ -131,8 +131,9 @@ def call_check(text: str, m: re.Match[str]) -> Iterable[Span]:
         return ()
     start, end = lit
     value = text[start:end]
-    if "\n" in value or not value_is_literal(value, "password", screaming=False):
-        return ()  # (the strict test: a call's string argument may be any word)
+    if "\n" in value or value.isalpha() or not value_is_literal(value, "password", screaming=False):
+        return ()  # the strict test, and a digit or a symbol: a call's string argument may be
+        # any word or label ("Passwort", "MotDePasse")
     return (Span(start, end, "cli-password", f"{name.strip('.=( ')}(…, {mask(value, 0)})", PRIORITY),)
 
 
