@@ -211,6 +211,11 @@ ADVERSARIAL = {
         "kind: Secret\ndata:\n  password: cGFzc3dvcmQxMjM=\n" * 20000, ()),
     "25k env name/value pairs": ("- name: DB_PASSWORD\n  value: Xy9#kLm2Qp\n" * 25000, ()),
     "80k curl -u on one line": ("curl -u a:b " * 80000, ()),
+    "1 MB of one digit (card shapes)": ("4" * 1000000, ()),
+    "200k IBAN starts on one line": ("DE89 " * 200000, ()),
+    "160k auth=( openings": ("auth=(" * 160000, ()),
+    "80k requirepass on one line": ("requirepass " * 80000, ()),
+    "125k -GG-SSSS shapes": ("-12-3456" * 125000, ()),
 }
 
 

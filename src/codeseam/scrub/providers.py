@@ -137,6 +137,8 @@ PROVIDERS: tuple[P, ...] = (
     P("teams-webhook-legacy", "teams-webhook",
       r"outlook\.office\.com/webhook/[A-Za-z0-9@-]{36,80}/IncomingWebhook/[a-f0-9]{32}/[a-f0-9-]{36}", body=0),
     P("telegram-bot-token", "telegram-token", r":AA[A-Za-z0-9_-]{33}", back=r"(?<![\d])\d{8,10}\Z", back_max=10, back_fixed=False),
+    # the token in a Bot API URL: api.telegram.org/bot<id>:<secret>/sendMessage
+    P("telegram-bot-token-url", "telegram-token", r"/bot(?P<t>\d{8,10}:AA[A-Za-z0-9_-]{33})", group="t"),
     P("zapier-webhook", "zapier-webhook", r"hooks\.zapier\.com/hooks/catch/\d+/[a-z0-9]{6,1024}", body=0),
     # -- payment -------------------------------------------------------------------------------
     P("stripe-secret-key", "stripe-key", r"[sr]k_(?:live|test|prod)_[A-Za-z0-9]{10,247}",

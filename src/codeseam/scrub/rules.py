@@ -31,7 +31,11 @@ Families (the ``<kind>`` in ``[REDACTED:<kind>]``; the rule id, finer, is in ``R
                        (--password X, mysql -pX, curl -u user:X, PASSWORD 'X'), auth-header
                        (Bearer/Basic literals), connection-string (;Password=X;),
                        k8s-secret (data of a kind: Secret), docker-auth ("auth": base64)
-    personal data      email, phone
+    personal data      email, phone (separated, or E.164 without separators), card-number
+                       (issuer range + Luhn), iban (country length + mod 97), national-id
+                       (US SSN area/group/serial rules, UK NINO prefix rules): personal.py;
+                       BSN, Steuer-ID, Aadhaar, SIN, personnummer, PESEL, NIR under their label
+                       and with their check digit: nationalid.py
 
 ``providers.py`` holds the provider token table; ``generic.py`` and ``assign.py`` the
 generic checks; ``shapes.py`` the core shape checks.
@@ -42,7 +46,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from . import generic, shapes
+from . import generic, inurl, nationalid, personal, positional, shapes
 from .assign import assignment_check, name_literals
 from .providers import PROVIDERS
 from .shapes import Check, Span
@@ -51,7 +55,7 @@ __all__ = ["KINDS", "RULES", "RULES_VERSION", "Rule", "Span"]
 
 # Bump when a change to the rules or vocabularies changes what gets redacted, so an index
 # built with older rules can be told apart (and re-scrubbed) by its pipeline fingerprint.
-RULES_VERSION = "3"  # 3: telegram bot ids of 8-10 digits, mariadb* client names
+RULES_VERSION = "4"  # 4: card numbers, IBANs, SSN/NINO, E.164 phones, positional credentials
 
 
 @dataclass(frozen=True)
@@ -136,6 +140,43 @@ _CORE: tuple[Rule, ...] = (
     Rule("phone", "phone", re.compile(r"\([2-9]\d{2}\)[ ]?\d{3}[-.]\d{4}"), shapes.phone_check, needs=("(",)),
 )
 
+_PERSONAL: tuple[Rule, ...] = (
+    # one match per text: cards_in_text finds the digit runs itself (fast on the digits' shape)
+    Rule("card-number", "card-number", re.compile(r"\A"), personal.cards_in_text),
+    Rule("iban", "iban", re.compile(r"[A-Z]{2}[0-9]{2}"), personal.iban_check, needs=personal.iban_literals(),
+         anchored=True),
+    Rule("us-ssn", "national-id", re.compile(r"-[0-9]{2}-[0-9]{4}"), personal.ssn_check, needs=("-",)),
+    Rule("us-ssn-labelled", "national-id",
+         re.compile(r"(?i:ssn|social[ _-]?security)[A-Za-z_ ]{0,16}[\"'\]]?[ \t]*(?:=>|:=|[:=,])?[ \t]*[\"'(]?"
+                    r"(?P<v>[0-9]{3}(?P<s>[ -]?)[0-9]{2}(?P=s)[0-9]{4})"),
+         personal.ssn_labelled_check, needs=personal.SSN_LABELS, anchored=True),
+    Rule("uk-nino", "national-id", re.compile(r"[A-Z]{2}(?P<s> ?)[0-9]{2}(?P=s)[0-9]{2}(?P=s)[0-9]{2}(?P=s)[A-D]"),
+         personal.nino_check, needs=personal.nino_prefixes(), anchored=True),
+    Rule("national-id-labelled", "national-id", re.compile(nationalid.PATTERN), nationalid.labelled_check,
+         needs=nationalid.LABELS, anchored=True),
+    Rule("phone-e164", "phone", re.compile(r"\+[1-9][0-9]{7,14}"), personal.e164_check, needs=("+",)),
+)
+
+def _alternation(words) -> str:
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+
+
+_POSITIONAL: tuple[Rule, ...] = (
+    Rule("positional-password", "cli-password",
+         re.compile(r"(?P<call>" + _alternation(positional.CALLS) + r"|auth[ \t]*[=:][ \t]*)[(\[]"),
+         positional.call_check, needs=positional.call_literals(), anchored=True),
+    Rule("cli-password-option", "cli-password",
+         re.compile(r"(?P<tool>" + _alternation(positional.TOOL_NAMES) + r")(?![A-Za-z0-9_-])"),
+         positional.tool_check, needs=tuple(positional.TOOL_NAMES), anchored=True),
+    Rule("go-dsn-password", "url-credentials",
+         re.compile(r"""(?P<u>[A-Za-z0-9_.-]{1,64}):(?P<v>[^@\s"'`:/]{1,128})@(?:tcp|unix)\("""),
+         positional.go_dsn_check, needs=("@tcp(", "@unix(")),
+    Rule("conninfo-password", "connection-string", re.compile(r"""[ \t]password=(?P<v>'[^'\n]*'|[^\s'"`;,()]+)"""),
+         positional.conninfo_check, needs=(" password=", "\tpassword="), anchored=True),
+    Rule("url-query-token", "url-token", re.compile(inurl.QUERY_PATTERN), inurl.query_check,
+         needs=inurl.query_literals(), anchored=True),
+)
+
 _GENERIC: tuple[Rule, ...] = (
     Rule("url-credentials", "url-credentials",
          re.compile(r"""://(?P<user>[^\s:/@'"`<>{}\[\]\\]{0,128}):(?P<pw>[^\s/@'"`<>\\]{1,256})@"""
@@ -181,6 +222,6 @@ _GENERIC: tuple[Rule, ...] = (
 )
 
 
-RULES: tuple[Rule, ...] = (*_CORE, *_provider_rules(), *_GENERIC)
+RULES: tuple[Rule, ...] = (*_CORE, *_provider_rules(), *_PERSONAL, *_POSITIONAL, *_GENERIC)
 
 KINDS: tuple[str, ...] = tuple(dict.fromkeys(rule.kind for rule in RULES))
