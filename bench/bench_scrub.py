@@ -148,7 +148,7 @@ def stdlib_section(texts) -> tuple[dict, list[dict]]:
     findings = []
     totals = {"outside-tests": Counter(), "all": Counter()}
     for rel, text, is_test in texts:
-        res = scrub_text(text)
+        res = scrub_text(text, path=rel)
         per_line = Counter()
         for r in res.redactions:
             per_line[r.line] += 1
@@ -185,8 +185,8 @@ def throughput(texts, reps: int) -> dict:
     times = []
     for _ in range(reps):
         t0 = time.perf_counter()
-        for _, t, _ in texts:
-            scrub_text(t)
+        for rel, t, _ in texts:
+            scrub_text(t, path=rel)
         times.append(time.perf_counter() - t0)
     return {"mb": round(nbytes / 1e6, 2), "files": len(texts), "seconds": [round(t, 3) for t in times],
             "best_mb_s": round(nbytes / 1e6 / min(times), 1),

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from ..records import Redaction
+from .formats import file_spans
 from .rules import RULES, Rule, Span
 
 log = logging.getLogger(__name__)
@@ -118,6 +119,12 @@ def _candidates(text: str) -> list[Span]:
     return found
 
 
+def candidates(text: str) -> list[Span]:
+    """Every rule's candidate spans in ``text``, before overlaps are resolved (k8s.py scans a
+    decoded Secret value with it)."""
+    return _candidates(text)
+
+
 def _resolve(spans: list[Span]) -> list[Span]:
     """Keep non-overlapping spans: higher priority first, then earlier, then longer.
     O(n log n) in the number of candidates (a minified file can hold thousands)."""
@@ -142,7 +149,7 @@ def _replacement(matched: str, kind: str) -> str:
                      for i, p in enumerate(parts))
 
 
-def scrub_text(text: str, *, allow: Sequence[str] = ()) -> ScrubResult:
+def scrub_text(text: str, *, allow: Sequence[str] = (), path: str | None = None) -> ScrubResult:
     """Redact secrets and personal data in ``text``; pure.
 
     Each secret becomes ``[REDACTED:<kind>]``. A match that spans lines (a PEM private-key
@@ -156,6 +163,8 @@ def scrub_text(text: str, *, allow: Sequence[str] = ()) -> ScrubResult:
     if not text:
         return ScrubResult(text, ())
     spans = _candidates(text)
+    if path is not None:
+        spans.extend(file_spans(text, path))
     if not spans:
         return ScrubResult(text, ())
     patterns = compile_allow(allow) if allow else ()

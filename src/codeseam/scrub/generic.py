@@ -8,7 +8,6 @@
 - ``connection_check``: ``;Password=X;`` / ``&password=X`` in connection strings and URLs;
 - ``attribute_check``: ``<add key="ClearTextPassword" value="X"/>``, ``name="api_key" value="X"``;
 - ``env_pair_check``: ``- name: DB_PASSWORD`` then ``value: X`` (Kubernetes, ECS);
-- ``k8s_secret_check``: the values under ``data:`` / ``stringData:`` of a ``kind: Secret``;
 - ``docker_auth_check``: ``"auth": "<base64 user:pass>"`` and base64 docker configs;
 - ``pem_b64_check``: a whole PEM private key in base64 (kubeconfig ``client-key-data``);
 - ``putty_check``: the private lines of a PuTTY key file.
@@ -129,7 +128,7 @@ def header_check(text: str, m: re.Match[str]) -> Iterable[Span]:
     if value.lower().startswith(("your", "token", "<", "xxx")) or is_placeholder(value):
         return ()
     if scheme == "basic":
-        decoded = _b64_text(value + "=" * (-len(value) % 4))
+        decoded = b64_text(value + "=" * (-len(value) % 4))
         if decoded is None:
             return ()
         user, sep, pw = decoded.partition(":")
@@ -183,13 +182,7 @@ def env_pair_check(text: str, m: re.Match[str]) -> Iterable[Span]:
     return (Span(start, start + len(value), "secret-assignment", f"{name}={mask(value, 0)}", 12),)
 
 
-_DOC_SEP = re.compile(r"^---", re.M)
-_BLOCK = re.compile(r"^(?P<ind>[ \t]*)(?P<which>data|stringData):[ \t]*\r?$", re.M)
-_ENTRY = re.compile(r"^(?P<ind>[ \t]*)(?P<key>[A-Za-z0-9_.-]+):[ \t]*(?P<v>[^\s#]\S*)[ \t]*\r?$", re.M)
-MAX_SECRET_DOC = 16 * 1024
-
-
-def _b64_text(value: str) -> str | None:
+def b64_text(value: str) -> str | None:
     try:
         raw = base64.b64decode(value, validate=True)
     except (binascii.Error, ValueError):
@@ -200,38 +193,6 @@ def _b64_text(value: str) -> str | None:
         return None
 
 
-def k8s_secret_check(text: str, m: re.Match[str]) -> Iterable[Span]:
-    lo = max(0, m.start() - MAX_SECRET_DOC)
-    sep = text.rfind("\n---", lo, m.start())
-    doc_start = lo if sep < 0 else sep + 4
-    if text.rfind("kind:", doc_start, m.start()) >= 0:
-        return ()  # one document, one kind: a repeated marker is read once
-    nxt = _DOC_SEP.search(text, m.end(), m.end() + MAX_SECRET_DOC)
-    doc_end = nxt.start() if nxt else min(len(text), m.end() + MAX_SECRET_DOC)
-    out = []
-    for block in _BLOCK.finditer(text, doc_start, doc_end):
-        ind = len(block.group("ind"))
-        pos = block.end() + 1
-        for e in _ENTRY.finditer(text, pos, doc_end):
-            if e.start() != pos or len(e.group("ind")) <= ind:
-                break
-            pos = e.end() + 1
-            key, value = e.group("key"), e.group("v").strip("\"'")
-            if not value or value.startswith(("{{", "$", "<")) or value in ('""', "''"):
-                continue
-            plain = value if block.group("which") == "stringData" else _b64_text(value)
-            if plain is None or not plain.strip():
-                continue
-            sort = secret_name(key.replace(".", "_"))
-            plain = plain.strip()
-            if sort is None and not value_is_literal(plain, "password", screaming=False):
-                continue
-            if sort is not None and (plain.lower() in NON_VALUES or is_placeholder(plain)):
-                continue
-            start = e.start("v") + (1 if e.group("v")[0] in "\"'" else 0)
-            out.append(Span(start, start + len(value), "k8s-secret", f"{key}={mask(value, 0)}", 35))
-    return out
-
 
 _B64_RUN = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 
@@ -241,7 +202,7 @@ def _docker_auth(text: str, start: int, config: bool) -> Iterable[Span]:
     if run is None or len(run.group()) < 12:
         return ()
     value = run.group()
-    decoded = _b64_text(value + "=" * (-len(value) % 4))
+    decoded = b64_text(value + "=" * (-len(value) % 4))
     if decoded is None:
         return ()
     if config:
@@ -271,7 +232,7 @@ def pem_b64_check(text: str, m: re.Match[str]) -> Iterable[Span]:
     if m.start() > 0 and text[m.start() - 1].isalnum():
         return ()
     head = run.group()[:88]
-    decoded = _b64_text(head[: len(head) // 4 * 4]) or ""
+    decoded = b64_text(head[: len(head) // 4 * 4]) or ""
     if "PRIVATE KEY" not in decoded or len(run.group()) < 200:
         return ()
     return (Span(run.start(), run.end(), "private-key", "-----BEGIN ... PRIVATE KEY----- (base64)", 100),)

@@ -89,7 +89,7 @@ def scan_paths(paths: tuple[str, ...], settings) -> ScanReport:
                 report.skipped.append({"path": shown, "reason": exc.reason, "detail": exc.detail})
                 continue
             report.files_scanned += 1
-            result = scrub_text(text, allow=allow_cache[root])
+            result = scrub_text(text, allow=allow_cache[root], path=shown)
             if result.redactions:
                 report.files_with_redactions += 1
             report.findings += [{"path": shown, "line": r.line, "kind": r.kind, "rule": r.rule,

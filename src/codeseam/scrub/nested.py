@@ -1,0 +1,162 @@
+"""Nested JSON and YAML keys whose path names a secret though the key alone does not (issue 42).
+
+``"Jwt": {"Key": "..."}``, ``database: {pass: ...}``, ``stripe: {api: {key: ...}}``,
+``"ApiKey": {"value": "..."}``: the key (``key``, ``pass``, ``value``) is qualified by its
+parent (``Jwt_Key``, ``database_pass``) and judged by the name rule's vocabulary
+(``assign.secret_name``, ``assign.value_is_literal``). A key that names a secret alone is the
+name rule's. Only ``.json`` / ``.yaml`` files up to ``MAX_PARSE`` characters are parsed (by
+``formats.file_spans``); a YAML file only when its flow nesting is shallow; a walk visits
+each node once (YAML aliases share nodes: no billion laughs) and at most ``MAX_NODES``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+
+from .assign import secret_name, value_is_literal
+from .shapes import Span, is_placeholder, mask
+from .vocab import NON_VALUES
+
+MAX_PARSE = 1024 * 1024  # characters of a JSON or YAML file that is parsed
+MAX_NODES = 200_000  # nodes of a parsed document that are visited
+MAX_FLOW_DEPTH = 64  # deeper [ { nesting: the YAML file is not composed
+
+
+_TEMPLATE = re.compile(r"\$\{|\$\(|\{\{|\{%|%\(|<%|^\$[A-Za-z_]|^%[A-Za-z_]\w*%$|^<[^>]*>$")
+
+
+def stand_in(value: str) -> bool:
+    """A value that is not a credential: empty, a placeholder, a template, a well-known default."""
+    v = value.strip()
+    return (not v or v.lower() in NON_VALUES or is_placeholder(v) or _TEMPLATE.search(v) is not None
+            or v.lower().strip("*x.-_") == "")
+
+
+def _span(start: int, end: int, label: str, value: str) -> Span:
+    return Span(start, end, "secret-assignment", f"{label}={mask(value, 0)}", 10, "nested-key")
+
+
+def load_json(text: str) -> object:
+    if len(text) > MAX_PARSE:
+        raise ValueError("too large to parse")
+    return json.loads(text)
+
+
+def json_value_spans(text: str, key: str, value: str) -> Iterator[tuple[int, int]]:
+    """Where ``"key": "value"`` stands in the JSON text (the value without its quotes)."""
+    enc_key, enc_value = json.dumps(key)[1:-1], json.dumps(value)[1:-1]
+    pattern = re.compile('"' + re.escape(enc_key) + r'"\s*:\s*"(' + re.escape(enc_value) + ')"')
+    for m in pattern.finditer(text):
+        yield m.span(1)
+
+
+def walk_json(node: object, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], str]]:
+    """(key path, string value) of every string in a parsed JSON value, at most MAX_NODES."""
+    stack: list[tuple[object, tuple[str, ...]]] = [(node, path)]
+    seen = 0
+    while stack and seen < MAX_NODES:
+        value, where = stack.pop()
+        seen += 1
+        if isinstance(value, dict):
+            stack.extend((v, (*where, str(k))) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((v, where) for v in value)
+        elif isinstance(value, str) and where:
+            yield where, value
+
+
+# a child key too generic to name a secret alone, that names one under its parent
+_CHILD_WORDS = frozenset({"key", "pass", "value"})
+
+
+def path_secret(parent: str, child: str) -> str | None:
+    """The sort of secret the key path ``parent.child`` names when ``child`` alone does not
+    (``Jwt.Key``, ``database.pass``, ``ApiKey.value``), else None."""
+    if secret_name(child) is not None or not parent:
+        return None  # the name rule's, or nothing to qualify it
+    low = child.lower()
+    if low not in _CHILD_WORDS:
+        return None
+    if low == "value":
+        return secret_name(parent)
+    return secret_name(f"{parent}_{child}")
+
+
+def _nested_value(parent: str, child: str, value: str) -> str | None:
+    sort = path_secret(parent, child)
+    if sort is None or stand_in(value) or not value_is_literal(value, sort, screaming=False):
+        return None
+    return sort
+
+
+def json_spans(text: str) -> Iterable[Span]:
+    """Nested secret keys of a JSON file (a parse error raises ValueError)."""
+    lead = text.lstrip()[:1]
+    if lead not in ("{", "["):
+        return []
+    out = []
+    for where, value in walk_json(load_json(text)):
+        if len(where) < 2 or _nested_value(where[-2], where[-1], value) is None:
+            continue
+        for start, end in json_value_spans(text, where[-1], value):
+            out.append(_span(start, end, ".".join(where[-2:]), value))
+    return out
+
+
+def _flow_depth(text: str) -> int:
+    depth = deepest = 0
+    for m in re.finditer(r"[\[\]{}]", text):
+        depth = depth + 1 if m.group() in "[{" else max(0, depth - 1)
+        deepest = max(deepest, depth)
+        if deepest > MAX_FLOW_DEPTH:
+            break
+    return deepest
+
+
+def yaml_spans(text: str) -> Iterable[Span]:
+    """Nested secret keys of a YAML file, every document of it (a parse error raises ValueError)."""
+    if len(text) > MAX_PARSE or _flow_depth(text) > MAX_FLOW_DEPTH or ":" not in text:
+        return []
+    import yaml  # only for YAML files: not imported with codeseam
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        docs = list(yaml.compose_all(text, Loader=loader))
+    except yaml.YAMLError as exc:
+        raise ValueError(str(exc)) from None
+    out: list[Span] = []
+    seen: set[int] = set()
+    stack: list[tuple[object, str]] = [(d, "") for d in docs if d is not None]
+    while stack and len(seen) < MAX_NODES:
+        node, parent = stack.pop()
+        if id(node) in seen:
+            continue  # an alias: its node was visited already
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                key = k.value if isinstance(k, yaml.ScalarNode) else ""
+                if isinstance(v, yaml.ScalarNode) and key:
+                    span = _yaml_scalar(text, parent, key, v)
+                    if span is not None:
+                        out.append(span)
+                else:
+                    stack.append((v, key))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((v, parent) for v in node.value)
+    return out
+
+
+def _yaml_scalar(text: str, parent: str, key: str, node: object) -> Span | None:
+    value, style = node.value, node.style  # type: ignore[attr-defined]
+    if style not in (None, "", '"', "'") or "\n" in value or _nested_value(parent, key, value) is None:
+        return None  # block scalars are multiline.py's
+    start, end = node.start_mark.index, node.end_mark.index  # type: ignore[attr-defined]
+    if style in ('"', "'"):
+        start, end = start + 1, end - 1
+    if text[start:end] != value:
+        return None  # escapes in the quoted form: leave it to the line rules
+    return _span(start, end, f"{parent}.{key}", value)
+
+
