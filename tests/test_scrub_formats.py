@@ -212,18 +212,19 @@ def test_yaml_aliases_cannot_blow_up_the_walk():
 
 def test_reference_and_freshness_checks_scrub_with_the_path(tmp_path, isolated_env):
     """``references.find.scrubber`` (also the shape of ``fresh``'s) scrubs a file as indexing
-    does: by its path too, so a stored hit of a credential file matches the scrubbed file."""
+    does: by its path too, so a stored hit of such a file matches the scrubbed file."""
     from codeseam.fresh.hits import check_hit
     from codeseam.records import Hit
     from codeseam.references.find import scrubber
     from codeseam.settings import load_settings
 
-    pw = Gen(9).strong_password()
-    text = f"machine ci.acme-corp.com\n  login ops\n  password {pw}\n"
+    key = Gen(9).mixed("abcdefghijkLMNOPQ0123456789", 40)
+    text = f'{{\n  "Jwt": {{\n    "Key": "{key}"\n  }}\n}}\n'  # found by its name (a .json file) only
     scrub = scrubber(load_settings({}))(str(tmp_path))
     assert scrub is not None
-    stored = scrub(text, ".netrc")
-    assert pw not in stored and stored != scrub(text, "notes.txt")
-    hit = Hit(repo="r", path=".netrc", symbol="", kind="window", language="", start_line=1, end_line=3, score=1.0,
+    stored = scrub(text, "appsettings.json")
+    assert key not in stored and key in scrub(text, "notes.txt")
+    hit = Hit(repo="r", path="appsettings.json", symbol="", kind="window", language="", start_line=1, end_line=5,
+              score=1.0,
               text=stored)
     assert not check_hit(hit, text, scrub=scrub).stale

@@ -94,7 +94,13 @@ def netrc_docs(g: Gen) -> list[FormatDoc]:
         (f"default login anonymous password {default}", "+"),
     ]
     name = g.pick(".netrc", "_netrc", "ci/.netrc")
-    return [_doc("netrc", name, rows, [pw, uuid_key, quoted, split, macro, default])]
+    other = g.strong_password()
+    unnamed: list[Row] = [  # a name that says nothing: found by its content
+        (f"machine build.acme-corp.com login {_user(g)} password {other}", "+"),
+        ("machine mirror.acme-corp.com login reader", "-"),
+    ]
+    return [_doc("netrc", name, rows, [pw, uuid_key, quoted, split, macro, default]),
+            _doc("netrc", g.pick("ops/credentials", "backup/creds.txt"), unnamed, [other])]
 
 
 def _pg_escape(value: str) -> str:
@@ -112,7 +118,10 @@ def pgpass_docs(g: Gen) -> list[FormatDoc]:
         (f"{_host(g)}:5432:analytics:{_user(g)}:*", "-"),
         ("db:5432:app:app:${PGPASSWORD}", "-"),
     ]
-    return [_doc("pgpass", g.pick(".pgpass", "pgpass.conf", "ops/.pgpass"), rows, [a, b.split(":")[0], c])]
+    d = g.strong_password()
+    unnamed: list[Row] = [("# replicas", "-"), (f"{_host(g)}:6432:orders:{_user(g)}:{_pg_escape(d)}", "+")]
+    return [_doc("pgpass", g.pick(".pgpass", "pgpass.conf", "ops/.pgpass"), rows, [a, b.split(":")[0], c]),
+            _doc("pgpass", g.pick("ops/pg-replicas", "db/passfile"), unnamed, [d])]
 
 
 def git_credentials_docs(g: Gen) -> list[FormatDoc]:
@@ -241,8 +250,24 @@ def k8s_secret_docs(g: Gen) -> list[FormatDoc]:
         ("  password: {{ .Values.db.password | b64enc }}", "-"),
         ("  token: ${API_TOKEN_B64}", "-"),
     ]
+    json_pw, json_url = g.strong_password(), f"mysql://app:{g.url_password()}@{_host(g)}/shop"
+    as_json: list[Row] = [  # kubectl get secret -o json
+        ("{", ""),
+        ('  "apiVersion": "v1",', ""),
+        ('  "kind": "Secret",', ""),
+        ('  "metadata": { "name": "shop" },', ""),
+        ('  "data": {', ""),
+        (f'    "MYSQL_PASSWORD": "{_b64(json_pw)}",', "+"),
+        (f'    "SHOP_DB_URL": "{_b64(json_url)}",', "+"),
+        (f'    "MYSQL_HOST": "{_b64(_host(g))}",', "-"),
+        (f'    "MYSQL_PORT": "{_b64("3306")}"', "-"),
+        ("  }", ""),
+        ("}", ""),
+    ]
     return [_doc("k8s-secret", g.pick("deploy/secrets.yaml", "k8s/orders.yml", "manifests/app.yaml"), rows,
-                 [_b64(db_url), _b64(db_pw), _b64(tok), _b64(redis_url), _b64(ini), smtp])]
+                 [_b64(db_url), _b64(db_pw), _b64(tok), _b64(redis_url), _b64(ini), smtp]),
+            _doc("k8s-secret", g.pick("deploy/shop-secret.json", "k8s/secret.json"), as_json,
+                 [_b64(json_pw), _b64(json_url)])]
 
 
 # ------------------------------------------------------------------------------ name and value apart

@@ -158,13 +158,16 @@ def scrub_text(text: str, *, allow: Sequence[str] = (), path: str | None = None)
     known false positives: a match is left alone when an allow pattern is found
     (``re.search``) in the matched text or in the whole line where the match starts. Each
     ``Redaction`` carries the 1-based line where its match starts, the kind, the rule that
-    found it and a masked preview, never the secret.
+    found it and a masked preview, never the secret. A credential file is also read by its
+    format (``formats.py``: .netrc, .pgpass, .git-credentials, .pypirc, docker config.json,
+    nested keys of JSON/YAML), chosen by ``path`` (the file's name, relative or not) or, without
+    one, by the text's first lines; those spans are added to the rules' own, never in place
+    of them.
     """
     if not text:
         return ScrubResult(text, ())
     spans = _candidates(text)
-    if path is not None:
-        spans.extend(file_spans(text, path))
+    spans.extend(file_spans(text, path))
     if not spans:
         return ScrubResult(text, ())
     patterns = compile_allow(allow) if allow else ()

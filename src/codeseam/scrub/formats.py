@@ -71,17 +71,54 @@ def format_of(path: str | None, text: str = "") -> str | None:
             base == "config.json" and ("docker/" in norm.lower() or '"auths"' in text[:65536])):
         return "docker-config"
     if base.endswith((".json", ".json5")) and not base.endswith((".lock.json", "-lock.json")):
-        return "json"
+        return "docker-config" if '"auths"' in text[:SNIFF_HEAD] else "json"
     if base.endswith((".yaml", ".yml")):
         return "yaml"
     return None
 
 
+SNIFF_HEAD = 4096  # characters of a file its content is sniffed in
+_LEAD = re.compile(r"(?:[ \t]*(?:#[^\n]{0,512})?\r?\n){0,64}[ \t]*")  # blank and comment lines
+_NETRC_LINE = re.compile(r"(?:machine[ \t]+\S+|default)(?:[ \t]+(?:login|password|account|port)[ \t]+\S+)*[ \t]*")
+_PG_LINE = re.compile(r"[^:\s#][^:\s]*:(?:\*|\d{1,5}):[^:\s]+:[^:\s]+:\S.*")
+_GIT_LINE = re.compile(r"https?://[^\s:/@]+(?::[^\s@/]+)?@[^\s/@]+/?")
+
+
+def sniff(text: str) -> str | None:
+    """The credential-file format of a text by its content, for a file whose name says
+    nothing (or no name): its first line (after blank and ``#`` lines) and, for the line
+    formats, every line of its head must have the format's exact shape. Costs one anchored
+    match on the first line for any other file."""
+    lead = _LEAD.match(text, 0, SNIFF_HEAD)
+    pos = lead.end() if lead else 0
+    nl = text.find("\n", pos, pos + MAX_LINE)
+    first = text[pos:nl if nl >= 0 else pos + MAX_LINE].rstrip("\r \t")
+    if not first:
+        return None
+    c = first[0]
+    if c in "md" and _NETRC_LINE.fullmatch(first):
+        return "netrc"
+    if c == "[" and first in ("[distutils]", "[pypi]", "[testpypi]"):
+        return "pypirc"
+    if c == "{" and '"auths"' in text[:SNIFF_HEAD]:
+        return "docker-config"
+    for fmt, shape in (("git-credentials", _GIT_LINE), ("pgpass", _PG_LINE)):
+        if shape.fullmatch(first):
+            head = text[pos:pos + SNIFF_HEAD].split("\n")
+            if len(text) > pos + SNIFF_HEAD:
+                head = head[:-1]  # cut off
+            rest = [ln.strip() for ln in head if ln.strip() and not ln.lstrip().startswith("#")]
+            return fmt if all(shape.fullmatch(ln) for ln in rest) else None
+    return None
+
+
 def file_spans(text: str, path: str | None) -> list[Span]:
     """The spans a format-aware read of ``text`` (named ``path``) redacts; [] when the file
-    has no known credential format or does not parse."""
-    fmt = format_of(path, text)
-    if fmt is None or not text:
+    has no known credential format (by name, else by content: ``sniff``) or does not parse."""
+    if not text:
+        return []
+    fmt = format_of(path, text) or sniff(text)
+    if fmt is None:
         return []
     try:
         return list(_PARSERS[fmt](text))

@@ -7,6 +7,7 @@ parent (``Jwt_Key``, ``database_pass``) and judged by the name rule's vocabulary
 name rule's. Only ``.json`` / ``.yaml`` files up to ``MAX_PARSE`` characters are parsed (by
 ``formats.file_spans``); a YAML file only when its flow nesting is shallow; a walk visits
 each node once (YAML aliases share nodes: no billion laughs) and at most ``MAX_NODES``.
+A Kubernetes Secret written as JSON has its ``data`` values decoded and judged too.
 """
 
 from __future__ import annotations
@@ -96,13 +97,32 @@ def json_spans(text: str) -> Iterable[Span]:
     lead = text.lstrip()[:1]
     if lead not in ("{", "["):
         return []
-    out = []
-    for where, value in walk_json(load_json(text)):
+    doc = load_json(text)
+    out = list(_json_secret_spans(text, doc))
+    for where, value in walk_json(doc):
         if len(where) < 2 or _nested_value(where[-2], where[-1], value) is None:
             continue
         for start, end in json_value_spans(text, where[-1], value):
             out.append(_span(start, end, ".".join(where[-2:]), value))
     return out
+
+
+def _json_secret_spans(text: str, doc: object) -> Iterator[Span]:
+    """A Kubernetes Secret written as JSON (``kubectl get secret -o json``, a List's items):
+    each ``data`` value decoded and judged as ``k8s.py`` judges the YAML form."""
+    from .generic import b64_text
+    from .k8s import secret_value
+
+    items = doc.get("items") if isinstance(doc, dict) and doc.get("kind") == "List" else [doc]
+    for item in items if isinstance(items, list) else ():
+        if not isinstance(item, dict) or item.get("kind") != "Secret" or not isinstance(item.get("data"), dict):
+            continue
+        for key, value in item["data"].items():
+            plain = b64_text(value) if isinstance(value, str) and value else None
+            if plain is None or not secret_value(str(key), plain, encoded=True):
+                continue
+            for start, end in json_value_spans(text, str(key), value):
+                yield Span(start, end, "k8s-secret", f"{key}={mask(value, 0)}", 35, "k8s-secret-json")
 
 
 def _flow_depth(text: str) -> int:
