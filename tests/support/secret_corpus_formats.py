@@ -388,6 +388,7 @@ def nested_key_docs(g: Gen) -> list[FormatDoc]:
         ("}", ""),
     ]
     auth_pw, db_pass, stripe_key = g.strong_password(), g.strong_password(), g.mixed(B62, 32)
+    flow_pw, block_key = g.mixed(B62, 20), g.mixed(B62, 44)
     yaml_rows: list[Row] = [
         ("auth:", ""),
         (f"  password: {auth_pw}", "+"),
@@ -407,10 +408,20 @@ def nested_key_docs(g: Gen) -> list[FormatDoc]:
         ("signing:", ""),
         ("  key: /etc/keys/signing.pem", "-"),
         ("jwt: {key: '{{ .Values.jwt.key }}'}", "-"),
+        (f"smtp: {{user: mailer, password: {flow_pw}, port: 587}}", "+"),  # a flow mapping
+        ("ldap: {bind_dn: 'cn=svc', password: '${LDAP_PASSWORD}'}", "-"),
+        ("Jwt:", ""),
+        ("  Key: |", ""),
+        (f"    {block_key}", "+"),
+        ("  Issuer: https://auth.acme-corp.com", "-"),
+        ("Webhook:", ""),
+        ("  Key: >-", ""),
+        ("    Read it from the vault, never commit it", "-"),
     ]
     return [_doc("nested-key", g.pick("appsettings.json", "src/Orders.Api/appsettings.Production.json"), json_rows,
                  [jwt_key, api_val, conn_pw]),
-            _doc("nested-key", g.pick("config/settings.yaml", "app.yml"), yaml_rows, [auth_pw, db_pass, stripe_key])]
+            _doc("nested-key", g.pick("config/settings.yaml", "app.yml"), yaml_rows,
+                 [auth_pw, db_pass, stripe_key, flow_pw, block_key])]
 
 
 _WP_KEYS = ("AUTH_KEY", "SECURE_AUTH_KEY", "LOGGED_IN_KEY", "NONCE_KEY", "AUTH_SALT", "SECURE_AUTH_SALT",

@@ -40,7 +40,7 @@ def _line_start(text: str, pos: int) -> int:
     return text.rfind("\n", max(0, pos - 256), pos) + 1 or max(0, pos - 256)
 
 
-def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
+def pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """(start, end) of the stripped non-blank lines of text[start:end]."""
     out = []
     pos = start
@@ -58,19 +58,19 @@ def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return out
 
 
-def _judge(text: str, pieces: list[tuple[int, int]], name: str, rule: str) -> Iterable[Span]:
-    """Spans (one per line) when the pieces joined are a literal secret for ``name``."""
+def judge(text: str, lines: list[tuple[int, int]], name: str, rule: str) -> Iterable[Span]:
+    """Spans (one per line) when the lines joined are a literal secret for ``name``."""
     sort = secret_name(name)
-    if sort is None or not pieces or len(pieces) > MAX_LINES:
+    if sort is None or not lines or len(lines) > MAX_LINES:
         return ()
-    parts = [text[a:b] for a, b in pieces]
+    parts = [text[a:b] for a, b in lines]
     if any(c.isspace() for p in parts for c in p):
         return ()  # words: a description, not a value
     value = "".join(parts)
     if is_placeholder(value) or not value_is_literal(value, sort, screaming=name.isupper()):
         return ()
     preview = f"{name}={mask(value, 0)}"
-    return [Span(a, b, KIND, preview, PRIORITY, rule) for a, b in pieces]
+    return [Span(a, b, KIND, preview, PRIORITY, rule) for a, b in lines]
 
 
 def yaml_block_check(text: str, m: re.Match[str]) -> Iterable[Span]:
@@ -91,7 +91,7 @@ def yaml_block_check(text: str, m: re.Match[str]) -> Iterable[Span]:
                 break  # back at the key's level: the block has ended
             end = stop
         pos, n = stop + 1, n + 1
-    return _judge(text, _pieces(text, m.end(), end), k.group("key"), "yaml-block-secret")
+    return judge(text, pieces(text, m.end(), end), k.group("key"), "yaml-block-secret")
 
 
 def triple_quoted_check(text: str, m: re.Match[str]) -> Iterable[Span]:
@@ -103,7 +103,7 @@ def triple_quoted_check(text: str, m: re.Match[str]) -> Iterable[Span]:
     close = text.find(m.group("q"), m.end(), m.end() + MAX_BLOCK)
     if close < 0:
         return ()
-    return _judge(text, _pieces(text, m.end(), close), k.group("key"), "multiline-string-secret")
+    return judge(text, pieces(text, m.end(), close), k.group("key"), "multiline-string-secret")
 
 
 _HCL_DEFAULT = re.compile(r"""(?:^|[{\s;,])default[ \t]*=[ \t]*"(?P<v>(?:\\.|[^"\\\n]){1,1024})\"""", re.M)

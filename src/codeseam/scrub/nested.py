@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from .assign import secret_name, value_is_literal
+from .multiline import judge, pieces
 from .shapes import Span, is_placeholder, mask
 from .vocab import NON_VALUES
 
@@ -158,9 +159,7 @@ def yaml_spans(text: str) -> Iterable[Span]:
             for k, v in node.value:
                 key = k.value if isinstance(k, yaml.ScalarNode) else ""
                 if isinstance(v, yaml.ScalarNode) and key:
-                    span = _yaml_scalar(text, parent, key, v)
-                    if span is not None:
-                        out.append(span)
+                    out.extend(_yaml_scalar(text, parent, key, v, bool(node.flow_style)))
                 else:
                     stack.append((v, key))
         elif isinstance(node, yaml.SequenceNode):
@@ -168,15 +167,26 @@ def yaml_spans(text: str) -> Iterable[Span]:
     return out
 
 
-def _yaml_scalar(text: str, parent: str, key: str, node: object) -> Span | None:
+def _yaml_scalar(text: str, parent: str, key: str, node: object, in_flow: bool) -> list[Span]:
+    """The spans of one scalar: a nested secret key's value (``Jwt.Key``; a block scalar
+    line by line), or a secret-named key's value inside a flow mapping
+    (``auth: {user: bob, password: X}``, which the line rule does not read)."""
     value, style = node.value, node.style  # type: ignore[attr-defined]
-    if style not in (None, "", '"', "'") or "\n" in value or _nested_value(parent, key, value) is None:
-        return None  # block scalars are multiline.py's
     start, end = node.start_mark.index, node.end_mark.index  # type: ignore[attr-defined]
+    if style in ("|", ">"):
+        qualified = parent if key.lower() == "value" else f"{parent}_{key}"
+        if path_secret(parent, key) is None:
+            return []  # a block scalar under a secret name alone: multiline.py's rule
+        first = text.find("\n", start, end)
+        return list(judge(text, pieces(text, first + 1, end), qualified, "nested-key")) if first >= 0 else []
+    if style not in (None, "", '"', "'") or "\n" in value:
+        return []
+    if _nested_value(parent, key, value) is None:
+        sort = secret_name(key) if in_flow else None
+        if sort is None or stand_in(value) or not value_is_literal(value, sort, screaming=key.isupper()):
+            return []
     if style in ('"', "'"):
         start, end = start + 1, end - 1
     if text[start:end] != value:
-        return None  # escapes in the quoted form: leave it to the line rules
-    return _span(start, end, f"{parent}.{key}", value)
-
-
+        return []  # escapes in the quoted form: leave it to the line rules
+    return [_span(start, end, f"{parent}.{key}" if parent else key, value)]
