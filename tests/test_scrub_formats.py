@@ -117,6 +117,9 @@ def test_a_parse_error_falls_back_to_the_line_rules():
     yaml_broken = f"auth:\n  password: {g.strong_password()}\n  - [unclosed\n"
     assert file_spans(yaml_broken, "values.yaml") == []
     assert placeholder("secret-assignment") in scrub_text(yaml_broken, path="values.yaml").text
+    key = g.mixed("abcdefghijkLMNOPQ0123456789", 40)
+    multi = f"a: [unclosed\n---\nJwt:\n  Key: {key}\n---\nb: {{c\n"  # one good document of three
+    assert [s.rule for s in file_spans(multi, "values.yaml")] == ["nested-key"]
 
 
 def test_indexing_and_the_cli_pass_the_path(tmp_path, isolated_env):

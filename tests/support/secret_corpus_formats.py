@@ -388,7 +388,7 @@ def nested_key_docs(g: Gen) -> list[FormatDoc]:
         ("}", ""),
     ]
     auth_pw, db_pass, stripe_key = g.strong_password(), g.strong_password(), g.mixed(B62, 32)
-    flow_pw, block_key = g.mixed(B62, 20), g.mixed(B62, 44)
+    flow_pw, block_key, compose_pw = g.mixed(B62, 20), g.mixed(B62, 44), g.password()
     yaml_rows: list[Row] = [
         ("auth:", ""),
         (f"  password: {auth_pw}", "+"),
@@ -417,11 +417,20 @@ def nested_key_docs(g: Gen) -> list[FormatDoc]:
         ("Webhook:", ""),
         ("  Key: >-", ""),
         ("    Read it from the vault, never commit it", "-"),
+        ("steps:", ""),
+        ("  - uses: docker/login-action@v3", ""),
+        ("    with: {username: ci, password: '${{ secrets.REGISTRY_PASSWORD }}'}", "-"),
+        ("  - uses: actions/cache@v4", ""),
+        ("    with: {key: \"deps-${{ hashFiles('**/lockfile') }}\", path: ~/.cache}", "-"),
+        ("services:", ""),
+        ("  db:", ""),
+        (f"    environment: {{POSTGRES_USER: orders, POSTGRES_PASSWORD: {compose_pw}}}", "+"),
+        ("    healthcheck: {test: [CMD, pg_isready], interval: 5s}", "-"),
     ]
     return [_doc("nested-key", g.pick("appsettings.json", "src/Orders.Api/appsettings.Production.json"), json_rows,
                  [jwt_key, api_val, conn_pw]),
             _doc("nested-key", g.pick("config/settings.yaml", "app.yml"), yaml_rows,
-                 [auth_pw, db_pass, stripe_key, flow_pw, block_key])]
+                 [auth_pw, db_pass, stripe_key, flow_pw, block_key, compose_pw])]
 
 
 _WP_KEYS = ("AUTH_KEY", "SECURE_AUTH_KEY", "LOGGED_IN_KEY", "NONCE_KEY", "AUTH_SALT", "SECURE_AUTH_SALT",

@@ -24,6 +24,7 @@ from .vocab import NON_VALUES
 MAX_PARSE = 1024 * 1024  # characters of a JSON or YAML file that is parsed
 MAX_NODES = 200_000  # nodes of a parsed document that are visited
 MAX_FLOW_DEPTH = 64  # deeper [ { nesting: the YAML file is not composed
+_DOC_START = re.compile(r"^---[^\n]*\n", re.M)
 
 
 _TEMPLATE = re.compile(r"\$\{|\$\(|\{\{|\{%|%\(|<%|^\$[A-Za-z_]|^%[A-Za-z_]\w*%$|^<[^>]*>$")
@@ -137,21 +138,30 @@ def _flow_depth(text: str) -> int:
 
 
 def yaml_spans(text: str) -> Iterable[Span]:
-    """Nested secret keys of a YAML file, every document of it (a parse error raises ValueError)."""
+    """Nested secret keys of a YAML file, every document of it; when the file does not parse,
+    each ``---`` document that does (a file of one broken document raises ValueError)."""
     if len(text) > MAX_PARSE or _flow_depth(text) > MAX_FLOW_DEPTH or ":" not in text:
         return []
     import yaml  # only for YAML files: not imported with codeseam
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    docs: list[tuple[int, object]] = []  # (offset of the text it was parsed from, node)
     try:
-        docs = list(yaml.compose_all(text, Loader=loader))
-    except yaml.YAMLError as exc:
-        raise ValueError(str(exc)) from None
+        docs = [(0, d) for d in yaml.compose_all(text, Loader=loader)]
+    except yaml.YAMLError as exc:  # one bad document: read the others one by one
+        starts = [0] + [m.end() for m in _DOC_START.finditer(text)]
+        if len(starts) == 1:
+            raise ValueError(str(exc)) from None
+        for a, b in zip(starts, [*starts[1:], len(text)], strict=True):
+            try:
+                docs += [(a, d) for d in yaml.compose_all(text[a:b], Loader=loader)]
+            except yaml.YAMLError:
+                continue
     out: list[Span] = []
     seen: set[int] = set()
-    stack: list[tuple[object, str]] = [(d, "") for d in docs if d is not None]
+    stack: list[tuple[object, str, int]] = [(d, "", off) for off, d in docs if d is not None]
     while stack and len(seen) < MAX_NODES:
-        node, parent = stack.pop()
+        node, parent, off = stack.pop()
         if id(node) in seen:
             continue  # an alias: its node was visited already
         seen.add(id(node))
@@ -159,20 +169,20 @@ def yaml_spans(text: str) -> Iterable[Span]:
             for k, v in node.value:
                 key = k.value if isinstance(k, yaml.ScalarNode) else ""
                 if isinstance(v, yaml.ScalarNode) and key:
-                    out.extend(_yaml_scalar(text, parent, key, v, bool(node.flow_style)))
+                    out.extend(_yaml_scalar(text, parent, key, v, bool(node.flow_style), off))
                 else:
-                    stack.append((v, key))
+                    stack.append((v, key, off))
         elif isinstance(node, yaml.SequenceNode):
-            stack.extend((v, parent) for v in node.value)
+            stack.extend((v, parent, off) for v in node.value)
     return out
 
 
-def _yaml_scalar(text: str, parent: str, key: str, node: object, in_flow: bool) -> list[Span]:
+def _yaml_scalar(text: str, parent: str, key: str, node: object, in_flow: bool, off: int) -> list[Span]:
     """The spans of one scalar: a nested secret key's value (``Jwt.Key``; a block scalar
     line by line), or a secret-named key's value inside a flow mapping
     (``auth: {user: bob, password: X}``, which the line rule does not read)."""
     value, style = node.value, node.style  # type: ignore[attr-defined]
-    start, end = node.start_mark.index, node.end_mark.index  # type: ignore[attr-defined]
+    start, end = off + node.start_mark.index, off + node.end_mark.index  # type: ignore[attr-defined]
     if style in ("|", ">"):
         qualified = parent if key.lower() == "value" else f"{parent}_{key}"
         if path_secret(parent, key) is None:
