@@ -206,7 +206,7 @@ def _pg_fields(line: str) -> list[tuple[int, int]]:
     return fields
 
 
-_PG_PORT = re.compile(r"\*|\d{1,5}\Z")
+_PG_PORT = re.compile(r"(?:\*|\d{1,5})\Z")
 
 
 def pgpass_spans(text: str) -> Iterable[Span]:
@@ -290,6 +290,8 @@ def docker_config_spans(text: str) -> Iterable[Span]:
         if key.lower() not in _DOCKER_SECRETS or stand_in(value):
             continue
         if key.lower() == "auth" and not _b64_user_pass(value):
+            continue
+        if key.lower() == "password" and not value_is_literal(value, "password", screaming=True):
             continue
         for start, end in nested.json_value_spans(text, key, value):
             out.append(_span(start, end, "docker-config-file", key, value, kind="docker-auth", priority=45))

@@ -128,7 +128,7 @@ def header_check(text: str, m: re.Match[str]) -> Iterable[Span]:
     if value.lower().startswith(("your", "token", "<", "xxx")) or is_placeholder(value):
         return ()
     if scheme == "basic":
-        decoded = b64_text(value + "=" * (-len(value) % 4))
+        decoded = _b64_text(value + "=" * (-len(value) % 4))
         if decoded is None:
             return ()
         user, sep, pw = decoded.partition(":")
@@ -182,7 +182,7 @@ def env_pair_check(text: str, m: re.Match[str]) -> Iterable[Span]:
     return (Span(start, start + len(value), "secret-assignment", f"{name}={mask(value, 0)}", 12),)
 
 
-def b64_text(value: str) -> str | None:
+def _b64_text(value: str) -> str | None:
     try:
         raw = base64.b64decode(value, validate=True)
     except (binascii.Error, ValueError):
@@ -193,7 +193,6 @@ def b64_text(value: str) -> str | None:
         return None
 
 
-
 _B64_RUN = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 
 
@@ -202,7 +201,7 @@ def _docker_auth(text: str, start: int, config: bool) -> Iterable[Span]:
     if run is None or len(run.group()) < 12:
         return ()
     value = run.group()
-    decoded = b64_text(value + "=" * (-len(value) % 4))
+    decoded = _b64_text(value + "=" * (-len(value) % 4))
     if decoded is None:
         return ()
     if config:
@@ -232,7 +231,7 @@ def pem_b64_check(text: str, m: re.Match[str]) -> Iterable[Span]:
     if m.start() > 0 and text[m.start() - 1].isalnum():
         return ()
     head = run.group()[:88]
-    decoded = b64_text(head[: len(head) // 4 * 4]) or ""
+    decoded = _b64_text(head[: len(head) // 4 * 4]) or ""
     if "PRIVATE KEY" not in decoded or len(run.group()) < 200:
         return ()
     return (Span(run.start(), run.end(), "private-key", "-----BEGIN ... PRIVATE KEY----- (base64)", 100),)

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable
 
 from .assign import secret_name, value_is_literal
-from .generic import b64_text
+from .generic import _b64_text as b64_text
 from .shapes import Span, is_placeholder, mask
 from .vocab import NON_VALUES
 

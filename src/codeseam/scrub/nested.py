@@ -112,7 +112,7 @@ def json_spans(text: str) -> Iterable[Span]:
 def _json_secret_spans(text: str, doc: object) -> Iterator[Span]:
     """A Kubernetes Secret written as JSON (``kubectl get secret -o json``, a List's items):
     each ``data`` value decoded and judged as ``k8s.py`` judges the YAML form."""
-    from .generic import b64_text
+    from .generic import _b64_text as b64_text
     from .k8s import secret_value
 
     items = doc.get("items") if isinstance(doc, dict) and doc.get("kind") == "List" else [doc]
