@@ -273,7 +273,7 @@ def k8s_secret_docs(g: Gen) -> list[FormatDoc]:
 # ------------------------------------------------------------------------------ name and value apart
 
 def yaml_block_docs(g: Gen) -> list[FormatDoc]:
-    a, b, c = g.mixed(B62, 32), g.hexs(40), g.strong_password()
+    a, b, c, plain = g.mixed(B62, 32), g.hexs(40), g.strong_password(), g.mixed(B62, 40)
     wrapped = g.b64bytes(72)
     half = len(wrapped) // 2
     rows: list[Row] = [
@@ -304,9 +304,16 @@ def yaml_block_docs(g: Gen) -> list[FormatDoc]:
         ("      your-client-secret-here", "-"),
         ("    token: >-", ""),
         ("      Use the deploy token from the vault", "-"),
+        ("sentry:", ""),
+        ("  auth_token:", ""),  # a plain scalar on the next line
+        (f"    {plain}", "+"),
+        ("  dsn_password:", ""),
+        ("    ${SENTRY_DSN_PASSWORD}", "-"),
+        ("  password:", "-"),  # null
+        ("  org: acme", ""),
     ]
     return [_doc("yaml-block", g.pick("config/app.yaml", "helm/values.yml", "settings.yaml"), rows,
-                 [a, b, c, wrapped[:half], wrapped[half:]])]
+                 [a, b, c, wrapped[:half], wrapped[half:], plain])]
 
 
 def toml_multiline_docs(g: Gen) -> list[FormatDoc]:

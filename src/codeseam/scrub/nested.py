@@ -169,7 +169,8 @@ def yaml_spans(text: str) -> Iterable[Span]:
             for k, v in node.value:
                 key = k.value if isinstance(k, yaml.ScalarNode) else ""
                 if isinstance(v, yaml.ScalarNode) and key:
-                    out.extend(_yaml_scalar(text, parent, key, v, bool(node.flow_style), off))
+                    apart = v.start_mark.line > k.start_mark.line  # the value on a later line
+                    out.extend(_yaml_scalar(text, parent, key, v, bool(node.flow_style), off, apart))
                 else:
                     stack.append((v, key, off))
         elif isinstance(node, yaml.SequenceNode):
@@ -177,12 +178,16 @@ def yaml_spans(text: str) -> Iterable[Span]:
     return out
 
 
-def _yaml_scalar(text: str, parent: str, key: str, node: object, in_flow: bool, off: int) -> list[Span]:
+def _yaml_scalar(text: str, parent: str, key: str, node: object, in_flow: bool, off: int,
+                 apart: bool) -> list[Span]:
     """The spans of one scalar: a nested secret key's value (``Jwt.Key``; a block scalar
-    line by line), or a secret-named key's value inside a flow mapping
-    (``auth: {user: bob, password: X}``, which the line rule does not read)."""
+    line by line), or a secret-named key's value where the line rule does not read it: inside
+    a flow mapping (``auth: {user: bob, password: X}``) or as a plain scalar on the lines
+    after its key (``api_secret:`` then the value, indented, on the next line)."""
     value, style = node.value, node.style  # type: ignore[attr-defined]
     start, end = off + node.start_mark.index, off + node.end_mark.index  # type: ignore[attr-defined]
+    if apart and not style and not in_flow and secret_name(key) is not None:
+        return list(judge(text, pieces(text, start, end), key, "nested-key"))
     if style in ("|", ">"):
         qualified = parent if key.lower() == "value" else f"{parent}_{key}"
         if path_secret(parent, key) is None:
