@@ -285,9 +285,8 @@ def docker_config_spans(text: str) -> Iterable[Span]:
     """``auths.<registry>.auth`` (base64 of user:password), ``identitytoken``,
     ``registrytoken``, ``password`` of a docker ``config.json`` (or an old ``.dockercfg``)."""
     out = []
-    for where, value in walk_json(load_json(text)):
-        key = where[-1]
-        if key.lower() not in _DOCKER_SECRETS or stand_in(value):
+    for _, key, value in walk_json(load_json(text), _DOCKER_SECRETS):
+        if stand_in(value):
             continue
         if key.lower() == "auth" and not _b64_user_pass(value):
             continue

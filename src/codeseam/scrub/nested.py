@@ -55,19 +55,24 @@ def json_value_spans(text: str, key: str, value: str) -> Iterator[tuple[int, int
         yield m.span(1)
 
 
-def walk_json(node: object, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], str]]:
-    """(key path, string value) of every string in a parsed JSON value, at most MAX_NODES."""
-    stack: list[tuple[object, tuple[str, ...]]] = [(node, path)]
+def walk_json(node: object, keys: frozenset[str]) -> Iterator[tuple[str, str, str]]:
+    """(parent key, key, string value) of every string in a parsed JSON value whose key,
+    lower-cased, is one of ``keys``; at most MAX_NODES objects and arrays are visited (strings
+    are never pushed: a large file of data costs one look per member)."""
+    stack: list[tuple[object, str]] = [(node, "")]
     seen = 0
     while stack and seen < MAX_NODES:
-        value, where = stack.pop()
+        value, name = stack.pop()
         seen += 1
         if isinstance(value, dict):
-            stack.extend((v, (*where, str(k))) for k, v in value.items())
+            for k, v in value.items():
+                if isinstance(v, str):
+                    if k.lower() in keys:
+                        yield name, k, v
+                elif isinstance(v, (dict, list)):
+                    stack.append((v, k))
         elif isinstance(value, list):
-            stack.extend((v, where) for v in value)
-        elif isinstance(value, str) and where:
-            yield where, value
+            stack.extend((v, name) for v in value if isinstance(v, (dict, list)))
 
 
 # a child key too generic to name a secret alone, that names one under its parent
@@ -94,18 +99,25 @@ def _nested_value(parent: str, child: str, value: str) -> str | None:
     return sort
 
 
+# a member the walk looks at: "key" / "pass" / "value" with a string value, or a Secret's "kind"
+# (case variants spelled out: an inline (?i) halves the search speed)
+_JSON_GATE = re.compile(r'"(?:[Kk]ey|KEY|[Pp]ass|PASS|[Vv]alue|VALUE)"[ \t\r\n]*:[ \t\r\n]*"'
+                        r'|"kind"[ \t\r\n]*:[ \t\r\n]*"Secret"')
+
+
 def json_spans(text: str) -> Iterable[Span]:
-    """Nested secret keys of a JSON file (a parse error raises ValueError)."""
+    """Nested secret keys of a JSON file (a parse error raises ValueError). Parsed only when
+    a member the walk looks at occurs (one regex search; most JSON files hold none)."""
     lead = text.lstrip()[:1]
-    if lead not in ("{", "["):
+    if lead not in ("{", "[") or _JSON_GATE.search(text) is None:
         return []
     doc = load_json(text)
     out = list(_json_secret_spans(text, doc))
-    for where, value in walk_json(doc):
-        if len(where) < 2 or _nested_value(where[-2], where[-1], value) is None:
+    for parent, key, value in walk_json(doc, _CHILD_WORDS):
+        if _nested_value(parent, key, value) is None:
             continue
-        for start, end in json_value_spans(text, where[-1], value):
-            out.append(_span(start, end, ".".join(where[-2:]), value))
+        for start, end in json_value_spans(text, key, value):
+            out.append(_span(start, end, f"{parent}.{key}", value))
     return out
 
 
