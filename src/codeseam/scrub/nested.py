@@ -12,6 +12,8 @@ A Kubernetes Secret written as JSON has its ``data`` values decoded and judged t
 
 from __future__ import annotations
 
+import bisect
+import functools
 import json
 import re
 from collections.abc import Iterable, Iterator
@@ -79,6 +81,7 @@ def walk_json(node: object, keys: frozenset[str]) -> Iterator[tuple[str, str, st
 _CHILD_WORDS = frozenset({"key", "pass", "value"})
 
 
+@functools.lru_cache(maxsize=4096)
 def path_secret(parent: str, child: str) -> str | None:
     """The sort of secret the key path ``parent.child`` names when ``child`` alone does not
     (``Jwt.Key``, ``database.pass``, ``ApiKey.value``), else None."""
@@ -149,26 +152,95 @@ def _flow_depth(text: str) -> int:
     return deepest
 
 
-def yaml_spans(text: str) -> Iterable[Span]:
-    """Nested secret keys of a YAML file, every document of it; when the file does not parse,
-    each ``---`` document that does (a file of one broken document raises ValueError)."""
-    if len(text) > MAX_PARSE or _flow_depth(text) > MAX_FLOW_DEPTH or ":" not in text:
+# (no "value" here: every Kubernetes env entry has one, and a secret under "value" in YAML is
+# rare; the walk still reads it when the document is composed for another candidate)
+_Y_CHILD = re.compile(r"""^(?P<ind>[ \t]*(?:-[ \t]+)?)["']?(?P<k>[Kk]ey|KEY|[Pp]ass|PASS)["']?[ \t]*:""", re.M)
+_Y_APART = re.compile(r"""^[ \t]*(?:-[ \t]+)?["']?(?P<k>[A-Za-z_][\w.-]{0,127})["']?[ \t]*:[ \t]*(?:#[^\n]*)?\r?$""",
+                      re.M)
+_Y_FLOW = re.compile(r"^[^\n{]*\{[^\n]*(?:[Pp]ass|PASS|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Pp]wd|PWD|[Kk]ey|KEY"
+                     r"|[Cc]redential|CREDENTIAL)[^\n]*", re.M)
+_FLOW_KEY = re.compile(r"""(?P<open>[{,])[ \t]*["']?(?P<k>[A-Za-z_][\w.-]{0,127})["']?[ \t]*:""")
+_FLOW_PARENT = re.compile(r"""["']?(?P<p>[A-Za-z_][\w.-]{0,127})["']?[ \t]*:[ \t]*\{""")
+_Y_KEY = re.compile(r"""[ \t]*(?:-[ \t]+)?["']?(?P<k>[A-Za-z_][\w.-]{0,127})["']?[ \t]*:""")
+MAX_PARENT_LINES = 100  # lines looked back for a key's parent
+# a name can be a secret's only if it holds one of these (secret_name is much dearer)
+_SECRETISH = re.compile(r"(?i)pass|pwd|secret|token|key|cred|auth")
+
+
+@functools.lru_cache(maxsize=4096)  # a file repeats its keys: a name is judged once
+def _secret_named(name: str) -> bool:
+    return _SECRETISH.search(name) is not None and secret_name(name) is not None
+
+
+def _parent_key(text: str, line_start: int, column: int) -> str:
+    """The key of the nearest line above ``line_start`` whose key column is left of ``column``."""
+    pos = line_start - 1
+    for _ in range(MAX_PARENT_LINES):
+        if pos <= 0:
+            return ""
+        ls = text.rfind("\n", 0, pos) + 1
+        k = _Y_KEY.match(text, ls, pos)
+        if k is not None and k.start("k") - ls < column:
+            return k.group("k")
+        line = text[ls:pos]
+        if k is None and line.strip() and not line.lstrip().startswith("#") \
+                and len(line) - len(line.lstrip()) < column:
+            return ""  # a less indented line that is no key: a sequence, a scalar
+        pos = ls - 1
+    return ""
+
+
+def _flow_candidate(segment: str) -> bool:
+    """Does a line with a flow mapping hold a secret-named key in it,
+    or a key/pass/value under a parent that qualifies it (``jwt: {key: ...}``)?"""
+    parents = [p.group("p") for p in _FLOW_PARENT.finditer(segment)]
+    for f in _FLOW_KEY.finditer(segment):
+        k = f.group("k")
+        if _secret_named(k) or (k.lower() in _CHILD_WORDS and any(path_secret(p, k) is not None for p in parents)):
+            return True
+    return False
+
+
+def _candidate_docs(text: str) -> list[tuple[int, int]]:
+    """The ``---`` documents of a YAML text that hold something the walk would read: a
+    ``key``/``pass``/``value`` under a parent that qualifies it, a secret-named key whose value
+    is not on its line, or a flow mapping with a secret word. A cheap line scan, so that the
+    YAML composer (slow: ~0.5 MB/s) runs only where it can find something."""
+    hits: list[int] = []
+    for m in _Y_CHILD.finditer(text):
+        ls = m.start()
+        if path_secret(_parent_key(text, ls, len(m.group("ind").expandtabs(1))), m.group("k")) is not None:
+            hits.append(ls)
+    hits += [m.start() for m in _Y_APART.finditer(text) if _secret_named(m.group("k"))]
+    hits += [m.start() for m in _Y_FLOW.finditer(text) if _flow_candidate(m.group())]
+    if not hits:
         return []
-    import yaml  # only for YAML files: not imported with codeseam
+    starts = [0] + [m.end() for m in _DOC_START.finditer(text)]
+    ends = [*starts[1:], len(text)]
+    docs = {bisect.bisect_right(starts, h) - 1 for h in hits}
+    return [(starts[i], ends[i]) for i in sorted(docs)]
+
+
+def yaml_spans(text: str) -> Iterable[Span]:
+    """Nested secret keys of a YAML file: each ``---`` document that holds a candidate
+    (``_candidate_docs``) is composed and walked; a document that does not parse is left to
+    the line rules."""
+    if len(text) > MAX_PARSE or ":" not in text:
+        return []
+    candidates = _candidate_docs(text)
+    if not candidates:
+        return []
+    import yaml  # only for YAML files with a candidate: not imported with codeseam
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     docs: list[tuple[int, object]] = []  # (offset of the text it was parsed from, node)
-    try:
-        docs = [(0, d) for d in yaml.compose_all(text, Loader=loader)]
-    except yaml.YAMLError as exc:  # one bad document: read the others one by one
-        starts = [0] + [m.end() for m in _DOC_START.finditer(text)]
-        if len(starts) == 1:
-            raise ValueError(str(exc)) from None
-        for a, b in zip(starts, [*starts[1:], len(text)], strict=True):
-            try:
-                docs += [(a, d) for d in yaml.compose_all(text[a:b], Loader=loader)]
-            except yaml.YAMLError:
-                continue
+    for a, b in candidates:
+        if _flow_depth(text[a:b]) > MAX_FLOW_DEPTH:
+            continue
+        try:
+            docs += [(a, d) for d in yaml.compose_all(text[a:b], Loader=loader)]
+        except yaml.YAMLError:
+            continue
     out: list[Span] = []
     seen: set[int] = set()
     stack: list[tuple[object, str, int]] = [(d, "", off) for off, d in docs if d is not None]
