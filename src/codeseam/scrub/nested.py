@@ -152,19 +152,20 @@ def _flow_depth(text: str) -> int:
     return deepest
 
 
-# (no "value" here: every Kubernetes env entry has one, and a secret under "value" in YAML is
-# rare; the walk still reads it when the document is composed for another candidate)
-_Y_CHILD = re.compile(r"""^(?P<ind>[ \t]*(?:-[ \t]+)?)["']?(?P<k>[Kk]ey|KEY|[Pp]ass|PASS)["']?[ \t]*:""", re.M)
-_Y_APART = re.compile(r"""^[ \t]*(?:-[ \t]+)?["']?(?P<k>[A-Za-z_][\w.-]{0,127})["']?[ \t]*:[ \t]*(?:#[^\n]*)?\r?$""",
-                      re.M)
-_Y_FLOW = re.compile(r"^[^\n{]*\{[^\n]*(?:[Pp]ass|PASS|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Pp]wd|PWD|[Kk]ey|KEY"
-                     r"|[Cc]redential|CREDENTIAL)[^\n]*", re.M)
+# A candidate line holds one of these words (lower-cased); the line is then matched as a child
+# (key/pass: no "value", every Kubernetes env entry has one, and a secret under "value" in YAML
+# is rare; the walk still reads it when the document is composed for another candidate), as a
+# key with nothing after its colon, or as a line with a flow mapping.
+_SECRET_WORD = re.compile(r"pass|pwd|secret|token|key|cred|auth")
+_Y_CHILD = re.compile(r"""(?P<ind>[ \t]*(?:-[ \t]+)?)["']?(?P<k>[Kk]ey|KEY|[Pp]ass|PASS)["']?[ \t]*:""")
+_Y_APART = re.compile(r"""[ \t]*(?:-[ \t]+)?["']?(?P<k>[A-Za-z_][\w.-]{0,127})["']?[ \t]*:[ \t]*(?:#.*)?\r?""")
 _FLOW_KEY = re.compile(r"""(?P<open>[{,])[ \t]*["']?(?P<k>[A-Za-z_][\w.-]{0,127})["']?[ \t]*:""")
 _FLOW_PARENT = re.compile(r"""["']?(?P<p>[A-Za-z_][\w.-]{0,127})["']?[ \t]*:[ \t]*\{""")
 _Y_KEY = re.compile(r"""[ \t]*(?:-[ \t]+)?["']?(?P<k>[A-Za-z_][\w.-]{0,127})["']?[ \t]*:""")
 MAX_PARENT_LINES = 100  # lines looked back for a key's parent
+MAX_LINE_LOOKED = 4096  # a longer line is no candidate
 # a name can be a secret's only if it holds one of these (secret_name is much dearer)
-_SECRETISH = re.compile(r"(?i)pass|pwd|secret|token|key|cred|auth")
+_SECRETISH = re.compile(r"[Pp]ass|PASS|[Pp]wd|PWD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Kk]ey|KEY|[Cc]red|CRED|[Aa]uth|AUTH")
 
 
 @functools.lru_cache(maxsize=4096)  # a file repeats its keys: a name is judged once
@@ -201,18 +202,32 @@ def _flow_candidate(segment: str) -> bool:
     return False
 
 
+def _candidate_line(text: str, ls: int, line: str) -> bool:
+    c = _Y_CHILD.match(line)
+    if c is not None and path_secret(_parent_key(text, ls, len(c.group("ind").expandtabs(1))), c.group("k")):
+        return True
+    a = _Y_APART.fullmatch(line)
+    if a is not None and _secret_named(a.group("k")):
+        return True
+    return "{" in line and _flow_candidate(line)
+
+
 def _candidate_docs(text: str) -> list[tuple[int, int]]:
     """The ``---`` documents of a YAML text that hold something the walk would read: a
-    ``key``/``pass``/``value`` under a parent that qualifies it, a secret-named key whose value
-    is not on its line, or a flow mapping with a secret word. A cheap line scan, so that the
-    YAML composer (slow: ~0.5 MB/s) runs only where it can find something."""
+    ``key``/``pass`` under a parent that qualifies it, a secret-named key whose value is not on
+    its line, or a flow mapping with a secret-named or qualified key. A cheap line scan (only
+    the lines holding a secret word are looked at), so that the YAML composer (slow: ~0.5 MB/s)
+    runs only where it can find something."""
     hits: list[int] = []
-    for m in _Y_CHILD.finditer(text):
-        ls = m.start()
-        if path_secret(_parent_key(text, ls, len(m.group("ind").expandtabs(1))), m.group("k")) is not None:
+    done = -1  # the end of the last line looked at
+    for m in _SECRET_WORD.finditer(text.lower()):
+        if m.start() <= done:
+            continue
+        ls = text.rfind("\n", 0, m.start()) + 1
+        le = text.find("\n", m.start())
+        done = len(text) if le < 0 else le
+        if done - ls <= MAX_LINE_LOOKED and _candidate_line(text, ls, text[ls:done]):
             hits.append(ls)
-    hits += [m.start() for m in _Y_APART.finditer(text) if _secret_named(m.group("k"))]
-    hits += [m.start() for m in _Y_FLOW.finditer(text) if _flow_candidate(m.group())]
     if not hits:
         return []
     starts = [0] + [m.end() for m in _DOC_START.finditer(text)]
