@@ -124,11 +124,12 @@ def nested_key_docs(g: Gen) -> list[FormatDoc]:
     json_rows: list[Row] = [
         ("{", ""),
         ('  "Logging": { "LogLevel": { "Default": "Information" } },', "-"),
+        ("  // .NET reads JSON with comments and trailing commas: so does the scrubber", ""),
         ('  "Jwt": {', ""),
         (f'    "Key": "{jwt_key}",', "+"),
         ('    "Issuer": "https://auth.acme-corp.com",', "-"),
         ('    "Audience": "orders-api",', "-"),
-        ('    "ExpiryMinutes": 60', ""),
+        ('    "ExpiryMinutes": 60, /* minutes */', ""),
         ("  },", ""),
         ('  "ApiKey": {', ""),
         (f'    "value": "{api_val}",', "+"),

@@ -43,10 +43,30 @@ def _span(start: int, end: int, label: str, value: str) -> Span:
     return Span(start, end, "secret-assignment", f"{label}={mask(value, 0)}", 10, "nested-key")
 
 
+_JSONC_TOKEN = re.compile(r'"(?:\\.|[^"\\\n])*"|//[^\n]*|/\*[\s\S]*?\*/')
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+
+
+def _strip_jsonc(text: str) -> str:
+    """JSON with comments and trailing commas (appsettings.json, tsconfig.json) made JSON:
+    comments become spaces, strings are kept as they are."""
+    def blank(m: re.Match[str]) -> str:
+        tok = m.group()
+        return tok if tok.startswith('"') else re.sub(r"[^\n]", " ", tok)
+
+    return _TRAILING_COMMA.sub(r"\1", _JSONC_TOKEN.sub(blank, text))
+
+
 def load_json(text: str) -> object:
+    """The parsed JSON (or JSON with comments); ValueError when it is neither, or too large."""
     if len(text) > MAX_PARSE:
         raise ValueError("too large to parse")
-    return json.loads(text)
+    try:
+        return json.loads(text)
+    except ValueError:
+        if "//" not in text and "/*" not in text and "," not in text:
+            raise
+        return json.loads(_strip_jsonc(text))
 
 
 def json_value_spans(text: str, key: str, value: str) -> Iterator[tuple[int, int]]:
