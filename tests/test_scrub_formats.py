@@ -91,7 +91,7 @@ def test_format_is_chosen_by_name_and_by_content():
     assert format_of("home/.docker/config.json") == format_of(".dockercfg") == "docker-config"
     assert format_of("config.json", '{"auths": {}}') == "docker-config"
     assert format_of("config.json", '{"name": "x"}') == "json"
-    assert format_of("values.yml") == format_of("a/b.yaml") == "yaml"
+    assert format_of("values.yml") == format_of("a/b.yaml") == "yaml" and format_of(".vscode/settings.jsonc") == "json"
     assert format_of("package-lock.json") is None and format_of("main.py") is None and format_of(None) is None
 
 

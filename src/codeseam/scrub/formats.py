@@ -70,7 +70,7 @@ def format_of(path: str | None, text: str = "") -> str | None:
     if base in (".dockercfg", ".dockerconfigjson", "dockerconfig.json") or (
             base == "config.json" and ("docker/" in norm.lower() or '"auths"' in text[:65536])):
         return "docker-config"
-    if base.endswith((".json", ".json5")) and not base.endswith((".lock.json", "-lock.json")):
+    if base.endswith((".json", ".jsonc", ".json5")) and not base.endswith((".lock.json", "-lock.json")):
         return "docker-config" if '"auths"' in text[:SNIFF_HEAD] else "json"
     if base.endswith((".yaml", ".yml")):
         return "yaml"
