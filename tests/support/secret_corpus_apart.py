@@ -204,6 +204,7 @@ def wordpress_docs(g: Gen) -> list[FormatDoc]:
         ("define( 'DB_HOST', 'localhost' );", "-"),
         *((f"define( '{k}', {g.pick(' ', '')}'{s}' );", "+") for k, s in zip(_WP_KEYS, salts, strict=True)),
         ("define( 'AUTH_KEY', 'put your unique phrase here' );", "-"),
+        ("define( 'SECURE_AUTH_SALT', 'replace-me-with-64-random-chars' );", "-"),
         ("define( 'NONCE_SALT', getenv( 'WP_NONCE_SALT' ) );", "-"),
         ("define( 'WP_DEBUG', false );", "-"),
         ("$table_prefix = 'wp_';", "-"),

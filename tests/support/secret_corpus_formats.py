@@ -200,6 +200,10 @@ def k8s_secret_docs(g: Gen) -> list[FormatDoc]:
     db_url = f"postgres://{_user(g)}:{url_pw}@{_host(g)}:5432/orders"
     redis_url = f"redis://:{redis_pw}@redis-master:6379/0"
     ini = f"[database]\nhost = db\npassword = {ini_pw}\n"
+    keystore = g.b64bytes(720)
+    body = g.b64bytes(420)
+    cert = "-----BEGIN CERTIFICATE-----\n" + "\n".join(body[i:i + 64] for i in range(0, len(body), 64)) \
+        + "\n-----END CERTIFICATE-----\n"
     rows: list[Row] = [
         ("apiVersion: v1", ""),
         ("kind: ConfigMap", ""),
@@ -228,6 +232,9 @@ def k8s_secret_docs(g: Gen) -> list[FormatDoc]:
         (f"  DB_NAME: {_b64(g.pick('orders', 'billing', 'analytics_v2'))}", "-"),
         (f"  READONLY_URL: {_b64('postgres://' + _host(g) + ':5432/orders')}", "-"),
         (f"  username: {_b64('admin')}", "-"),
+        (f"  keystore.jks: {keystore}", "+"),  # binary key material
+        (f"  ca.der: {g.b64bytes(480)}", "-"),  # a binary certificate: public
+        (f"  tls.crt: {_b64(cert)}", "-"),  # a PEM certificate: public
         ("stringData:", ""),
         (f"  SMTP_PASSWORD: {smtp}", "+"),
         ("  SMTP_HOST: smtp.acme-corp.com", "-"),
@@ -255,7 +262,7 @@ def k8s_secret_docs(g: Gen) -> list[FormatDoc]:
         ("}", ""),
     ]
     return [_doc("k8s-secret", g.pick("deploy/secrets.yaml", "k8s/orders.yml", "manifests/app.yaml"), rows,
-                 [_b64(db_url), _b64(db_pw), _b64(tok), _b64(redis_url), _b64(ini), smtp]),
+                 [_b64(db_url), _b64(db_pw), _b64(tok), _b64(redis_url), _b64(ini), smtp, keystore]),
             _doc("k8s-secret", g.pick("deploy/shop-secret.json", "k8s/secret.json"), as_json,
                  [_b64(json_pw), _b64(json_url)])]
 

@@ -6,12 +6,15 @@ secret-named key (``DB_PASSWORD``) any value that is not a stand-in; under any k
 that looks like a literal secret; and the decoded text scanned by every scrub rule, so a
 ``DATABASE_URL`` whose value is ``postgres://u:pw@host/db`` or a PEM block is caught too. The
 encoded text is what gets redacted. A value that decodes to a host name, a port, a user name
-or a database name is left alone. ``stringData:`` values are plain text (the line rules see
-them too); they are judged by the first two tests.
+or a database name is left alone; one that decodes to binary data is redacted only under a
+keystore's name (``keystore.jks``, ``client.p12``). ``stringData:`` values are plain text (the
+line rules see them too); they are judged by the first two tests.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Iterable
 
@@ -25,10 +28,20 @@ _BLOCK = re.compile(r"^(?P<ind>[ \t]*)(?P<which>data|stringData):[ \t]*\r?$", re
 _ENTRY = re.compile(r"^(?P<ind>[ \t]*)(?P<key>[A-Za-z0-9_.-]+):[ \t]*(?P<v>[^\s#]\S*)[ \t]*\r?$", re.M)
 MAX_SECRET_DOC = 16 * 1024
 MAX_DECODED_SCAN = 16 * 1024  # longest decoded value scanned by the rules
+# binary data under these names holds private keys (Java keystores, PKCS#12, KeePass)
+_KEYSTORES = (".jks", ".p12", ".pfx", ".keystore", "keystore", ".bcfks", ".kdbx")
 # a host name or an address (with a port or not): configuration, not a secret
 _HOST = re.compile(r"(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}(?::\d{1,5})?"
                    r"|\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?")
 _NAME = re.compile(r"[a-z0-9]+(?:[-_.][a-z0-9]+)*")  # a lower-case name: analytics_v2, orders-db-1
+
+
+def _is_b64(value: str) -> bool:
+    try:
+        base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return len(value) >= 32
 
 
 def _rules_find(plain: str) -> bool:
@@ -75,7 +88,10 @@ def k8s_secret_check(text: str, m: re.Match[str]) -> Iterable[Span]:
             if not value or value.startswith(("{{", "$", "<")) or value in ('""', "''"):
                 continue
             plain = b64_text(value) if encoded else value
-            if plain is None or not secret_value(key, plain, encoded):
+            if plain is None:  # not text: a keystore is key material, other binary data is not judged
+                if not (encoded and key.lower().endswith(_KEYSTORES) and _is_b64(value)):
+                    continue
+            elif not secret_value(key, plain, encoded):
                 continue
             start = e.start("v") + (1 if e.group("v")[0] in "\"'" else 0)
             out.append(Span(start, start + len(value), "k8s-secret", f"{key}={mask(value, 0)}", 35))

@@ -153,10 +153,13 @@ def hcl_variable_check(text: str, m: re.Match[str]) -> Iterable[Span]:
 
 WORDPRESS_KEYS = ("AUTH_KEY", "SECURE_AUTH_KEY", "LOGGED_IN_KEY", "NONCE_KEY", "AUTH_SALT", "SECURE_AUTH_SALT",
                   "LOGGED_IN_SALT", "NONCE_SALT", "WP_CACHE_KEY_SALT")
-# what sample configs hold instead of a drawn salt; a drawn one holds any printable character,
-# so the name rule's placeholder test (it looks for ``<``, ``{{``, ``...``) does not apply
-_WP_STAND_INS = ("unique phrase", "your", "generate", "here", "change", "example", "placeholder", "dummy",
-                 "replace", "secret key", "salt")
+# what sample configs hold instead of a drawn salt: words ("put your unique phrase here"). A
+# drawn one holds any printable character, so neither the name rule's placeholder test (it
+# looks for ``<``, ``{{``, ``...``) nor a look for words inside it would do: a random 64
+# characters can hold "SALt".
+_WP_PROSE = re.compile(r"[A-Za-z][A-Za-z ,.'!-]*")
+_WP_STAND_INS = ("unique phrase", "put your ", "your-", "your_", "replace", "change", "example", "random",
+                 "placeholder")  # five letters or more: never by chance in 64 drawn characters
 
 
 def wordpress_salt_check(text: str, m: re.Match[str]) -> Iterable[Span]:
@@ -168,7 +171,7 @@ def wordpress_salt_check(text: str, m: re.Match[str]) -> Iterable[Span]:
     low = value.lower()
     if len(value) < 16 or any(w in low for w in _WP_STAND_INS) or low.strip(" .*x-_") == "":
         return ()
-    if value.replace(" ", "").isalpha() or len(set(value)) < 12:
+    if _WP_PROSE.fullmatch(value) or len(set(value)) < 12:
         return ()  # words, or a typed run: not a drawn salt
     return (Span(m.start("v"), m.end("v"), KIND, f"{m.group('n')}={mask(value, 0)}", PRIORITY,
                  "wordpress-salt"),)
