@@ -20,8 +20,8 @@ from collections.abc import Iterable, Iterator
 
 from .assign import secret_name, value_is_literal
 from .multiline import judge, pieces
-from .shapes import Span, is_placeholder, mask
-from .vocab import NON_VALUES
+from .shapes import Span, mask
+from .vocab import NON_VALUES, PLACEHOLDER_WORDS
 
 MAX_PARSE = 1024 * 1024  # characters of a JSON or YAML file that is parsed
 MAX_NODES = 200_000  # nodes of a parsed document that are visited
@@ -32,11 +32,18 @@ _DOC_START = re.compile(r"^---[^\n]*\n", re.M)
 _TEMPLATE = re.compile(r"\$\{|\$\(|\{\{|\{%|%\(|<%|^\$[A-Za-z_]|^%[A-Za-z_]\w*%$|^<[^>]*>$")
 
 
+# the placeholder words that are words: a drawn password can hold "<", "***" or "..." by chance
+_STAND_IN_WORDS = re.compile("|".join(re.escape(w) for w in PLACEHOLDER_WORDS if sum(c.isalpha() for c in w) >= 4))
+
+
 def stand_in(value: str) -> bool:
-    """A value that is not a credential: empty, a placeholder, a template, a well-known default."""
+    """A value in a credential's place that is not one: empty, a placeholder (``<password>``,
+    ``your-token``, ``***``, ``[PASSWORD]``), a template, a well-known default. Judged on the
+    value as a whole or by words, never by a symbol inside it (a password can hold ``<``)."""
     v = value.strip()
-    return (not v or v.lower() in NON_VALUES or is_placeholder(v) or _TEMPLATE.search(v) is not None
-            or v.lower().strip("*x.-_") == "")
+    low = v.lower()
+    return (not v or low in NON_VALUES or _TEMPLATE.search(v) is not None or low.strip("*x.-_\u2022#") == ""
+            or (low[:1], low[-1:]) in (("<", ">"), ("[", "]")) or _STAND_IN_WORDS.search(low) is not None)
 
 
 def _span(start: int, end: int, label: str, value: str) -> Span:
