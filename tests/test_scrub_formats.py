@@ -231,3 +231,13 @@ def test_reference_and_freshness_checks_scrub_with_the_path(tmp_path, isolated_e
               score=1.0,
               text=stored)
     assert not check_hit(hit, text, scrub=scrub).stale
+
+
+@pytest.mark.parametrize("value, secret", [
+    ("Ab<3x>yz9Q", True), ("p...ss!Q1z", True), ("Hq7**kzP2w", True),  # symbols inside a password
+    ("<password>", False), ("[PASSWORD]", False), ("***", False), ("your-password", False),
+    ("${NETRC_PASSWORD}", False), ("changeme", False), ("xxxxxxxx", False),
+])
+def test_a_credential_files_stand_ins_are_judged_by_words_not_symbols(value, secret):
+    for text, path in ((f"machine h login u password {value}\n", ".netrc"), (f"h:5432:db:u:{value}\n", ".pgpass")):
+        assert (value not in scrub_text(text, path=path).text) is secret, (path, value)
