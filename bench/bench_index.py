@@ -117,7 +117,7 @@ def chunk_texts(root: Path, settings, embedder) -> list[str]:
     out = []
     for f in discover(root).files:
         text, _ = read_text(f.abs_path)
-        out.extend(c.indexed_text for c in chunk_file(f.path, scrub_text(text).text, budget=budget))
+        out.extend(c.indexed_text for c in chunk_file(f.path, scrub_text(text, path=f.path).text, budget=budget))
     return list(dict.fromkeys(out))
 
 

@@ -148,7 +148,7 @@ def stdlib_section(texts) -> tuple[dict, list[dict]]:
     findings = []
     totals = {"outside-tests": Counter(), "all": Counter()}
     for rel, text, is_test in texts:
-        res = scrub_text(text)
+        res = scrub_text(text, path=rel)
         per_line = Counter()
         for r in res.redactions:
             per_line[r.line] += 1
@@ -185,8 +185,8 @@ def throughput(texts, reps: int) -> dict:
     times = []
     for _ in range(reps):
         t0 = time.perf_counter()
-        for _, t, _ in texts:
-            scrub_text(t)
+        for rel, t, _ in texts:
+            scrub_text(t, path=rel)
         times.append(time.perf_counter() - t0)
     return {"mb": round(nbytes / 1e6, 2), "files": len(texts), "seconds": [round(t, 3) for t in times],
             "best_mb_s": round(nbytes / 1e6 / min(times), 1),
@@ -217,6 +217,16 @@ ADVERSARIAL = {
     "80k requirepass on one line": ("requirepass " * 80000, ()),
     "125k -GG-SSSS shapes": ("-12-3456" * 125000, ()),
 }
+# hostile credential files, read by their format too (scrub_text(path=...): scrub/formats.py)
+ADVERSARIAL_FILES = {
+    "4 MB .netrc of tokens, no newline": ("machine a login b password " * 150000, ".netrc"),
+    "4 MB .pgpass line of escapes": ("a:1:b:c:" + "\\:" * 2000000 + "\n", ".pgpass"),
+    "200k .git-credentials lines": ("https://u:Xy9kLm2Qp@h\n" * 200000, ".git-credentials"),
+    "1 MB docker config.json of auths": ('{"auths": {' + '"r": {"auth": "QUJD"},' * 50000 + '"z": {}}}', "config.json"),
+    "YAML billion laughs (9^10 aliases)": ("a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
+        f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]\n" for i in range(1, 11)), "bomb.yaml"),
+    "200k-deep JSON nesting": ("[" * 200000 + "]" * 200000, "deep.json"),
+}
 
 
 def adversarial() -> list[dict]:
@@ -226,6 +236,12 @@ def adversarial() -> list[dict]:
         res = scrub_text(text, allow=allow)
         dt = time.perf_counter() - t0
         rows.append({"case": name, "mb": round(len(text) / 1e6, 2), "seconds": round(dt, 3),
+                     "mb_s": round(len(text) / 1e6 / dt, 1), "redactions": len(res.redactions)})
+    for name, (text, path) in ADVERSARIAL_FILES.items():
+        t0 = time.perf_counter()
+        res = scrub_text(text, path=path)
+        dt = time.perf_counter() - t0
+        rows.append({"case": f"{name} (path {path})", "mb": round(len(text) / 1e6, 2), "seconds": round(dt, 3),
                      "mb_s": round(len(text) / 1e6 / dt, 1), "redactions": len(res.redactions)})
     return rows
 

@@ -76,7 +76,7 @@ def test_redacted_hit_is_compared_with_the_scrubbed_file():
     file_text = 'TOKEN = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"\nx = 1\n'
     stored = 'TOKEN = "[REDACTED:github-token]"\nx = 1\n'
 
-    def scrub(text: str) -> str:
+    def scrub(text: str, path: str) -> str:
         return text.replace("ghp_abcdefghijklmnopqrstuvwxyz0123456789", "[REDACTED:github-token]")
 
     hit = hit_of(stored, 1, 2)

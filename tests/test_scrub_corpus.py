@@ -30,9 +30,10 @@ def changed_lines(doc) -> set[int]:
     return {n for n, (a, b) in enumerate(zip(before, after, strict=True), 1) if a != b}
 
 
-# generic families: a line may be caught by any of them (a --password=X is a name rule too)
+# generic families: a line may be caught by any of them (a --password=X is a name rule too; a
+# .pypirc's password = X is read by its format too: credential-file)
 GENERIC = {"secret-assignment", "cli-password", "url-credentials", "connection-string", "auth-header",
-           "k8s-secret"}
+           "k8s-secret", "credential-file"}
 
 
 def test_corpus_is_big_enough_and_covers_every_kind_and_format():

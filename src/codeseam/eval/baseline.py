@@ -67,7 +67,7 @@ def build_plain_index(settings, corpus_root: Path, repo_id: str,
             log.warning("baseline: %s skipped (%s)", f.path, exc.reason)
             continue
         if settings.scrub:
-            text = scrub_text(text, allow=allow).text
+            text = scrub_text(text, allow=allow, path=f.path).text
         chunks.extend(plain_chunks(f.path, text, settings.chunk_max_bytes, settings.chunk_min_bytes))
     fingerprint = content_hash(found.root, *(c.hash for c in chunks))
     store = _open(settings, meta)

@@ -92,17 +92,17 @@ def holds(text: str, hit: Hit) -> bool:
 
 
 def check_hit(hit: Hit, text: str | None, *, unreadable: str = "",
-              scrub: Callable[[str], str] | None = None) -> Hit:
+              scrub: Callable[[str, str], str] | None = None) -> Hit:
     """``hit`` checked against its file's current ``text`` (None: the file cannot be read, and
-    ``unreadable`` says why). ``scrub`` turns file text into stored text, for hits that carry
-    a redaction. Pure."""
+    ``unreadable`` says why). ``scrub(text, path)`` turns file text into stored text, for hits
+    that carry a redaction. Pure."""
     was = f"{hit.start_line}-{hit.end_line}"
     if text is None:
         return dataclasses.replace(hit, stale=True, lines_current=False,
                                    note=f"{unreadable or 'the file cannot be read'}; this text is as indexed "
                                         f"(lines {was}), not as the file is now")
     if scrub is not None and REDACTED_MARK in hit.text:
-        text = scrub(text)
+        text = scrub(text, hit.path)
     if holds(text, hit):
         return hit if not hit.stale else dataclasses.replace(hit, stale=False, lines_current=True, note="")
     found = locate(hit.text, text, line_starts(text), hit.start_line)
@@ -121,7 +121,7 @@ def check_hit(hit: Hit, text: str | None, *, unreadable: str = "",
 # -- reading the files --------------------------------------------------------------------------
 
 def check_hits(hits: Iterable[Hit], roots: Mapping[str, str], *, max_file_bytes: int | None,
-               scrub_for: Callable[[str], Callable[[str], str] | None] | None = None) -> tuple[Hit, ...]:
+               scrub_for: Callable[[str], Callable[[str, str], str] | None] | None = None) -> tuple[Hit, ...]:
     """Each hit checked against its file, each file read once. ``roots``: repo id -> root
     folder; ``scrub_for(root)`` gives the scrub function of a repo (None: scrubbing is off)."""
     from ..discover.contain import Containment

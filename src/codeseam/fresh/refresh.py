@@ -234,7 +234,7 @@ class Refresher:
         from ..scrub import load_allow, scrub_text
 
         allow = load_allow(root, self.settings.scrub_allow)
-        return lambda text: scrub_text(text, allow=allow).text
+        return lambda text, path: scrub_text(text, allow=allow, path=path).text
 
     def _notes(self, st: RepoFresh) -> list[str]:
         if st.mode == "missing":

@@ -91,7 +91,7 @@ def _enrich_estimate(d: Discovery, settings) -> dict[str, Any]:
         if settings.scrub:
             from ..scrub import load_allow, scrub_text
 
-            text = scrub_text(text, allow=load_allow(d.root, settings.scrub_allow)).text
+            text = scrub_text(text, allow=load_allow(d.root, settings.scrub_allow), path=f.path).text
         chunks.extend(chunk_file(f.path, text, budget=budget, chunker=settings.chunker))
     enricher = Enricher.from_settings(settings, probe=False)
     try:

@@ -280,7 +280,7 @@ class IndexRun:
     def _scrub(self, path: str, text: str) -> str:
         from ..scrub import scrub_text
 
-        result = scrub_text(text, allow=self.allow)
+        result = scrub_text(text, allow=self.allow, path=path)
         if result.redactions:
             self.report.redactions += len(result.redactions)
             self.report.redacted_files += 1

@@ -20,7 +20,7 @@ from .occur import KINDS, Occurrence, find_occurrences, is_code_language
 
 log = logging.getLogger(__name__)
 
-Scrubber = Callable[[str], Callable[[str], str] | None]
+Scrubber = Callable[[str], Callable[[str, str], str] | None]  # root -> scrub(text, path)
 LINE_MAX_CHARS = 300  # a reference shows its line, cut to this many characters
 
 
@@ -83,7 +83,7 @@ def _read_all(todo, name: Name, roots, max_file_bytes, scrub_for):
 
     refs: list[Reference] = []
     notes: list[str] = []
-    scrubs: dict[str, Callable[[str], str] | None] = {}
+    scrubs: dict[str, Callable[[str, str], str] | None] = {}
     contains: dict[str, Containment] = {}
     read = 0
     for repo, path in todo:
@@ -107,7 +107,7 @@ def _read_all(todo, name: Name, roots, max_file_bytes, scrub_for):
         if scrub_for is not None and root not in scrubs:
             scrubs[root] = scrub_for(root)
         scrub = scrubs.get(root)
-        lines = (scrub(text) if scrub is not None else text).split("\n")
+        lines = (scrub(text, path) if scrub is not None else text).split("\n")
         role = file_role(path, text[:4096])
         label = language_label(path)
         refs += [_reference(repo, path, label, role, o, lines) for o in found]
@@ -129,11 +129,11 @@ def scrubber(settings) -> Scrubber | None:
     if not settings.scrub:
         return None
 
-    def for_root(root: str) -> Callable[[str], str]:
+    def for_root(root: str) -> Callable[[str, str], str]:
         from ..scrub import load_allow, scrub_text
 
         allow = load_allow(root, settings.scrub_allow)
-        return lambda text: scrub_text(text, allow=allow).text
+        return lambda text, path: scrub_text(text, allow=allow, path=path).text
     return for_root
 
 

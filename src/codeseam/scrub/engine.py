@@ -15,6 +15,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..records import Redaction
+from .formats import file_spans
 from .rules import RULES, Rule, Span
 
 log = logging.getLogger(__name__)
@@ -167,6 +168,12 @@ def _candidates(text: str) -> list[Span]:
     return found
 
 
+def candidates(text: str) -> list[Span]:
+    """Every rule's candidate spans in ``text``, before overlaps are resolved (k8s.py scans a
+    decoded Secret value with it)."""
+    return _candidates(text)
+
+
 def _resolve(spans: list[Span]) -> list[Span]:
     """Keep non-overlapping spans: higher priority first, then earlier, then longer.
     O(n log n) in the number of candidates (a minified file can hold thousands)."""
@@ -191,7 +198,7 @@ def _replacement(matched: str, kind: str) -> str:
                      for i, p in enumerate(parts))
 
 
-def scrub_text(text: str, *, allow: Sequence[str] = ()) -> ScrubResult:
+def scrub_text(text: str, *, allow: Sequence[str] = (), path: str | None = None) -> ScrubResult:
     """Redact secrets and personal data in ``text``; pure.
 
     Each secret becomes ``[REDACTED:<kind>]``. A match that spans lines (a PEM private-key
@@ -201,11 +208,16 @@ def scrub_text(text: str, *, allow: Sequence[str] = ()) -> ScrubResult:
     match is left alone when its text is one of the list's literals, or when one of its
     regexes is found (RE2 ``search``) in the matched text or in the whole line where the match
     starts. Each ``Redaction`` carries the 1-based line where its match starts, the kind, the
-    rule that found it and a masked preview, never the secret.
+    rule that found it and a masked preview, never the secret. A credential file is also read by its
+    format (``formats.py``: .netrc, .pgpass, .git-credentials, .pypirc, docker config.json,
+    nested keys of JSON/YAML), chosen by ``path`` (the file's name, relative or not) or, without
+    one, by the text's first lines; those spans are added to the rules' own, never in place
+    of them.
     """
     if not text:
         return ScrubResult(text, ())
     spans = _candidates(text)
+    spans.extend(file_spans(text, path))
     if not spans:
         return ScrubResult(text, ())
     allow_list = allow if isinstance(allow, AllowList) else AllowList(patterns=allow)

@@ -8,7 +8,6 @@
 - ``connection_check``: ``;Password=X;`` / ``&password=X`` in connection strings and URLs;
 - ``attribute_check``: ``<add key="ClearTextPassword" value="X"/>``, ``name="api_key" value="X"``;
 - ``env_pair_check``: ``- name: DB_PASSWORD`` then ``value: X`` (Kubernetes, ECS);
-- ``k8s_secret_check``: the values under ``data:`` / ``stringData:`` of a ``kind: Secret``;
 - ``docker_auth_check``: ``"auth": "<base64 user:pass>"`` and base64 docker configs;
 - ``pem_b64_check``: a whole PEM private key in base64 (kubeconfig ``client-key-data``);
 - ``putty_check``: the private lines of a PuTTY key file.
@@ -183,12 +182,6 @@ def env_pair_check(text: str, m: re.Match[str]) -> Iterable[Span]:
     return (Span(start, start + len(value), "secret-assignment", f"{name}={mask(value, 0)}", 12),)
 
 
-_DOC_SEP = re.compile(r"^---", re.M)
-_BLOCK = re.compile(r"^(?P<ind>[ \t]*)(?P<which>data|stringData):[ \t]*\r?$", re.M)
-_ENTRY = re.compile(r"^(?P<ind>[ \t]*)(?P<key>[A-Za-z0-9_.-]+):[ \t]*(?P<v>[^\s#]\S*)[ \t]*\r?$", re.M)
-MAX_SECRET_DOC = 16 * 1024
-
-
 def _b64_text(value: str) -> str | None:
     try:
         raw = base64.b64decode(value, validate=True)
@@ -198,39 +191,6 @@ def _b64_text(value: str) -> str | None:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         return None
-
-
-def k8s_secret_check(text: str, m: re.Match[str]) -> Iterable[Span]:
-    lo = max(0, m.start() - MAX_SECRET_DOC)
-    sep = text.rfind("\n---", lo, m.start())
-    doc_start = lo if sep < 0 else sep + 4
-    if text.rfind("kind:", doc_start, m.start()) >= 0:
-        return ()  # one document, one kind: a repeated marker is read once
-    nxt = _DOC_SEP.search(text, m.end(), m.end() + MAX_SECRET_DOC)
-    doc_end = nxt.start() if nxt else min(len(text), m.end() + MAX_SECRET_DOC)
-    out = []
-    for block in _BLOCK.finditer(text, doc_start, doc_end):
-        ind = len(block.group("ind"))
-        pos = block.end() + 1
-        for e in _ENTRY.finditer(text, pos, doc_end):
-            if e.start() != pos or len(e.group("ind")) <= ind:
-                break
-            pos = e.end() + 1
-            key, value = e.group("key"), e.group("v").strip("\"'")
-            if not value or value.startswith(("{{", "$", "<")) or value in ('""', "''"):
-                continue
-            plain = value if block.group("which") == "stringData" else _b64_text(value)
-            if plain is None or not plain.strip():
-                continue
-            sort = secret_name(key.replace(".", "_"))
-            plain = plain.strip()
-            if sort is None and not value_is_literal(plain, "password", screaming=False):
-                continue
-            if sort is not None and (plain.lower() in NON_VALUES or is_placeholder(plain)):
-                continue
-            start = e.start("v") + (1 if e.group("v")[0] in "\"'" else 0)
-            out.append(Span(start, start + len(value), "k8s-secret", f"{key}={mask(value, 0)}", 35))
-    return out
 
 
 _B64_RUN = re.compile(r"[A-Za-z0-9+/]+={0,2}")

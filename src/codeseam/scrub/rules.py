@@ -30,7 +30,12 @@ Families (the ``<kind>`` in ``[REDACTED:<kind>]``; the rule id, finer, is in ``R
                        url-credentials (scheme://user:PASSWORD@host), cli-password
                        (--password X, mysql -pX, curl -u user:X, PASSWORD 'X'), auth-header
                        (Bearer/Basic literals), connection-string (;Password=X;),
-                       k8s-secret (data of a kind: Secret), docker-auth ("auth": base64)
+                       k8s-secret (data of a kind: Secret, decoded and scanned), docker-auth
+                       ("auth": base64), yaml-block-secret, multiline-string-secret,
+                       hcl-variable-secret, wordpress-salt (name and value apart: multiline.py)
+    credential files   (``formats.py``, with ``scrub_text(path=...)``) netrc, pgpass,
+                       git-credentials, pypirc (kind credential-file), docker-config-file
+                       (docker-auth), nested-key (secret-assignment: Jwt.Key in JSON/YAML)
     personal data      email, phone (separated, or E.164 without separators), card-number
                        (issuer range + Luhn), iban (country length + mod 97), national-id
                        (US SSN area/group/serial rules, UK NINO prefix rules): personal.py;
@@ -46,7 +51,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from . import generic, inurl, nationalid, personal, positional, shapes
+from . import generic, inurl, k8s, multiline, nationalid, personal, positional, shapes
 from .assign import assignment_check, name_literals
 from .providers import PROVIDERS
 from .shapes import Check, Span
@@ -55,7 +60,9 @@ __all__ = ["KINDS", "RULES", "RULES_VERSION", "Rule", "Span"]
 
 # Bump when a change to the rules or vocabularies changes what gets redacted, so an index
 # built with older rules can be told apart (and re-scrubbed) by its pipeline fingerprint.
-RULES_VERSION = "4"  # 4: card numbers, IBANs, SSN/NINO, E.164 phones, positional credentials
+RULES_VERSION = "5"  # 5: card numbers, IBANs, SSN/NINO, E.164 phones, positional credentials; name and value
+# apart (block scalars, multi-line strings, HCL, WordPress salts), decoded Secret values scanned by the rules;
+# with a path: credential files read by format
 
 
 @dataclass(frozen=True)
@@ -209,13 +216,23 @@ _GENERIC: tuple[Rule, ...] = (
          re.compile(r""""name"[ \t]*:[ \t]*"(?P<n>[A-Za-z_][A-Za-z0-9_.-]{0,127})"[ \t]*,[ \t\r\n]{0,64}"value"[ \t]*:[ \t]*"""
                     r"""(?P<v>"[^"\n]{0,4096}")"""),
          generic.env_pair_check, needs=('"name"',), anchored=True),
-    Rule("k8s-secret", "k8s-secret", re.compile(r"kind:[ \t]*[\"']?Secret\b"), generic.k8s_secret_check,
+    Rule("k8s-secret", "k8s-secret", re.compile(r"kind:[ \t]*[\"']?Secret\b"), k8s.k8s_secret_check,
          needs=("kind: Secret", "kind: \"Secret", "kind: 'Secret", "kind:Secret"), anchored=True),
     Rule("docker-auth", "docker-auth", re.compile(r"\"auth\"[ \t]*:[ \t]*\""),
          generic.docker_auth_check, needs=('"auth"',), anchored=True),
     Rule("docker-config", "docker-auth", re.compile(r"eyJhdXRocyI6[A-Za-z0-9+/]{0,65536}={0,2}"),
          generic.docker_config_check,
          needs=("eyJhdXRocyI6",), anchored=True),
+    Rule("yaml-block-secret", "secret-assignment", re.compile(r":[ \t]*[|>][-+1-9]{0,2}[ \t]*(?:#[^\n]*)?\r?\n"),
+         multiline.yaml_block_check, needs=(": |", ": >"), anchored=True),
+    Rule("multiline-string-secret", "secret-assignment", re.compile(r"""=[ \t]*(?P<q>"{3}|'{3})"""),
+         multiline.triple_quoted_check, needs=('= """', "= '''", '="""', "='''"), anchored=True),
+    Rule("hcl-variable-secret", "secret-assignment", re.compile(r'variable[ \t]+"(?P<n>[A-Za-z_][\w-]{0,127})"[ \t]*\{'),
+         multiline.hcl_variable_check, needs=('variable "',), anchored=True),
+    Rule("wordpress-salt", "secret-assignment",
+         re.compile(r"""define\([ \t]*(?P<q>["'])(?P<n>""" + "|".join(multiline.WORDPRESS_KEYS) + r""")(?P=q)[ \t]*,[ \t]*"""
+                    r"""(?P<vq>["'])(?P<v>(?:\\.|(?!(?P=vq))[^\\\n]){1,512})(?P=vq)"""),
+         multiline.wordpress_salt_check, needs=("define(",), anchored=True),
     Rule("secret-assignment", "secret-assignment",
          re.compile(r"""(?P<word>[A-Za-z_][A-Za-z_-]{0,63})(?P<q>["'`]?)(?P<br>\]?)(?P<sp>[ \t]*)(?P<op>:=|\?=|=>|=|:|>|,|\(|)(?![=:>])"""),
          assignment_check, needs=name_literals(), anchored=True),

@@ -93,7 +93,7 @@ def scan_paths(paths: tuple[str, ...], settings) -> ScanReport:
                 report.skipped.append({"path": shown, "reason": exc.reason, "detail": exc.detail})
                 continue
             report.files_scanned += 1
-            result = scrub_text(text, allow=allow_cache[root])
+            result = scrub_text(text, allow=allow_cache[root], path=shown)
             name = scrub_text(shown)  # a file named after a secret is shown redacted
             if result.redactions or name.redactions:
                 report.files_with_redactions += 1
