@@ -215,6 +215,7 @@ class Service:
                 job.chunks_pending = pending_for(ix.store, job.repo_id, rec.get("vectors") or "all")
             job.chunks_embedded = fill.stats.rows - before
             job.eta_seconds = fill.eta(job.chunks_pending)
+        job.progress("embedding")  # stopped meanwhile (a shutdown): cancelled, whatever the filler did
         fill = ix.filler.fill(job.repo_id)
         if fill is not None and fill.error:
             raise FatalError(f"filling the vectors of {job.repo_id!r} failed: {fill.error}",
