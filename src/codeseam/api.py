@@ -132,24 +132,9 @@ class Index:
         if report.chunks_pending:  # deferred, or this session's filler works on the repo
             self.filler.want(repo_id)
             if wait:
-                self._wait_vectors(repo_id, report, progress)
+                self.filler.wait_for(repo_id, report)
         report.seconds = time.perf_counter() - started  # discovery included
         return report
-
-    def _wait_vectors(self, repo_id: str, report, progress: Callable[..., None] | None) -> None:
-        """Wait for the filler to finish ``repo_id`` (``index(wait=True)`` while it works on it)."""
-        fill = self.filler.fill(repo_id)
-        before = fill.stats.embedded if fill is not None else 0
-        self.filler.wait(repo_id)
-        fill = self.filler.fill(repo_id)
-        if fill is not None:
-            report.chunks_embedded += fill.stats.embedded - before
-            if fill.error:
-                from .errors import StoreError
-
-                raise StoreError(f"filling the vectors of {repo_id!r} failed: {fill.error}",
-                                 hint="run the index again; it finishes what this run left")
-        report.chunks_pending = 0
 
     def _enricher(self, progress=None):
         if not self.settings.enrich:
@@ -216,23 +201,8 @@ class Index:
         return dataclasses.replace(result, partial=True, progress=progress)
 
     def _eta(self, repos: Sequence[str], records: dict[str, dict]) -> float | None:
-        """Seconds until the vectors of ``repos`` are complete, at the rate this session's filler
-        has measured (None: none of them is being filled here, or no page is done yet)."""
-        from .indexing.backfill import pending_for
-
-        if not repos or self._filler is None:
-            return None
-        total = 0.0
-        for r in repos:
-            fill = self._filler.fill(r) if self._filler.busy(r) else None
-            if fill is None:
-                return None
-            with self.lock:
-                eta = fill.eta(pending_for(self.store, r, records[r].get("vectors") or "all"))
-            if eta is None:
-                return None
-            total += eta
-        return round(total, 1)
+        """Seconds until the vectors of ``repos`` are complete (``VectorFiller.eta``)."""
+        return None if self._filler is None else self._filler.eta(repos, records)
 
     def _check_filters(self, filters) -> None:
         """A search that found nothing under a language, role or path filter: when no indexed

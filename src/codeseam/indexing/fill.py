@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -113,6 +113,37 @@ class VectorFiller:
                     return False
                 self._cv.wait(left)
             return True
+
+    def wait_for(self, repo_id: str, report) -> None:
+        """Wait until ``repo_id`` is filled, adding what the filler embedded meanwhile to
+        ``report`` (an ``IndexReport`` whose run deferred its vectors); a failed fill raises."""
+        fill = self.fill(repo_id)
+        before = fill.stats.embedded if fill is not None else 0
+        self.wait(repo_id)
+        fill = self.fill(repo_id)
+        if fill is not None:
+            report.chunks_embedded += fill.stats.embedded - before
+            if fill.error:
+                from ..errors import StoreError
+
+                raise StoreError(f"filling the vectors of {repo_id!r} failed: {fill.error}",
+                                 hint="run the index again; it finishes what this run left")
+        report.chunks_pending = 0
+
+    def eta(self, repos: Sequence[str], records: Mapping[str, Mapping[str, Any]]) -> float | None:
+        """Seconds until the vectors of ``repos`` are complete at the rates measured here (None:
+        one of them is not being filled by this filler, or it has no page done yet)."""
+        total = 0.0
+        for r in repos:
+            fill = self.fill(r) if self.busy(r) else None
+            if fill is None:
+                return None
+            with self.lock:
+                left = fill.eta(pending_for(self.store, r, records[r].get("vectors") or "all"))
+            if left is None:
+                return None
+            total += left
+        return round(total, 1) if repos else None
 
     def close(self, timeout: float = 30.0) -> None:
         """Stop after the page in flight (the repo stays ``embedding``: the next owner goes on)."""
