@@ -161,6 +161,8 @@ class VectorFiller:
                     return
                 repo_id = self._queue[0]
                 fill = self._fills.setdefault(repo_id, Fill(repo_id))
+                if not fill.stats.rows:  # the rate counts from its first page, not from its queueing
+                    fill.started = time.monotonic()
             try:
                 self._fill(repo_id, fill)
             except Exception as exc:  # noqa: BLE001 - the repo stays "embedding"; the next sync repairs it

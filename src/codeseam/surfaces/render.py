@@ -141,7 +141,8 @@ def print_status(st) -> None:
     for r in st.repos:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.last_sync)) if r.last_sync else "never"
         if r.state == "embedding":
-            left = "" if r.eta_seconds is None else f", about {r.eta_seconds:.0f}s left"
+            left = (" (the server holding the index writes them; `codeseam index` finishes them)"
+                    if r.eta_seconds is None else f", about {r.eta_seconds:.0f}s left")
             state = f"  [searchable; {r.vectors_pending} chunks wait for vectors{left}]"
         else:
             state = "" if r.state == "clean" else f"  [{r.state}: re-run index to finish]"
