@@ -67,6 +67,16 @@ def one_shot(root: Path, data: Path, vectors: str | None = None) -> dict[str, di
         return rows(ix, "proj")
 
 
+def test_a_vectors_choice_takes_its_tiers_and_leaves_the_rest_keyword_only():
+    from codeseam.indexing.backfill import chosen_tiers, outside, tiers
+
+    assert chosen_tiers("all") == tiers() and chosen_tiers("none") == []
+    assert chosen_tiers("source") == [("source", {"roles": ["source"]})]
+    assert outside("all") is None and outside("none") == {} and outside("source") == {"other_than": ["source"]}
+    with pytest.raises(ValueError, match="vectors must be one of"):
+        chosen_tiers("some")
+
+
 def test_eta_is_the_pending_rows_at_the_measured_rate():
     assert eta_seconds(100, 50, 10.0) == pytest.approx(20.0)
     assert eta_seconds(0, 0, 0.0) == 0.0
