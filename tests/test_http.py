@@ -388,9 +388,11 @@ def test_body_size_limit_is_413(site):
     assert c.post("/index", content=small, headers={"content-type": "application/json"}).status_code == 403
 
 
-def test_one_job_at_a_time_and_queries_keep_working(site):
-    """A job blocked mid-embedding: a second job is 409, search/status still answer, and the
-    repo being indexed cannot be removed; once released, the job finishes."""
+def test_a_rerun_attaches_another_repo_queues_and_queries_keep_working(site):
+    """A job blocked mid-embedding (its files are all keyword-searchable by then): indexing the
+    same repo again returns that job (attach), another repo's job is accepted and runs once the
+    page in flight is written, search/status still answer, and the repo being indexed cannot be
+    removed; once released, both jobs finish."""
     c, tmp, service = site["client"], site["tmp"], site["service"]
     slow = make_repo(tmp / "work" / "slow")
     (slow / "extra.py").write_text("def unique_marker_function():\n    return 42\n")
@@ -407,12 +409,15 @@ def test_one_job_at_a_time_and_queries_keep_working(site):
     try:
         job = c.post("/index", json={"path": str(slow)}).json()
         assert entered.wait(30)
-        busy = assert_error(c.post("/index", json={"path": str(site["repo"])}), 409, "IndexBusyError",
-                            "already running", job["id"])
-        assert "get_status" in busy["hint"]
+        again = c.post("/index", json={"path": str(slow)})
+        assert again.status_code == 202 and again.json()["id"] == job["id"]  # attached, not "already running"
+        other = c.post("/index", json={"path": str(site["repo"])})
+        assert other.status_code == 202 and other.json()["id"] != job["id"]
         running = c.get(f"/jobs/{job['id']}").json()
-        assert running["state"] == "running" and running["phase"] in ("files", "embedding")
-        assert running["files_total"] == 3
+        assert running["state"] == "running" and running["phase"] == "embedding" and running["searchable"]
+        assert running["files_total"] == 3 and running["report"]["files_indexed"] == 3
+        found = c.get("/search", params={"q": "unique_marker_function", "repo": "slow"}).json()
+        assert found["hits"][0]["symbol"] == "unique_marker_function" and found["partial"]
         assert c.get("/search", params={"q": "compute_retry_delay"}).json()["hits"]
         assert any(j["state"] == "running" for j in c.get("/status").json()["jobs"])
         assert_error(c.delete("/repos/slow"), 409, "IndexBusyError", "being indexed")
@@ -420,8 +425,9 @@ def test_one_job_at_a_time_and_queries_keep_working(site):
         gate.set()
         embedder.embed_documents = original
     assert wait_job(c, job["id"])["state"] == "done"
-    hits = c.get("/search", params={"q": "unique_marker_function", "repo": "slow"}).json()["hits"]
-    assert hits[0]["symbol"] == "unique_marker_function"
+    assert wait_job(c, other.json()["id"])["state"] == "done"
+    found = c.get("/search", params={"q": "unique_marker_function", "repo": "slow"}).json()
+    assert found["hits"][0]["symbol"] == "unique_marker_function" and not found["partial"]
 
 
 # -- auth, docs, binding ----------------------------------------------------------------------------

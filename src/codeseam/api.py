@@ -32,6 +32,7 @@ from .settings import Settings, load_settings
 
 if TYPE_CHECKING:  # pragma: no cover
     from .fresh import Refresher
+    from .indexing.fill import VectorFiller
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +65,7 @@ class Index:
         self.lock = threading.RLock()
         self.index_lock = threading.Lock()  # one indexing run at a time per process
         self._refresher: Refresher | None = None
+        self._filler: VectorFiller | None = None
 
     @property
     def refresher(self) -> Refresher:
@@ -75,8 +77,20 @@ class Index:
             self._refresher = Refresher(self)
         return self._refresher
 
+    @property
+    def filler(self) -> VectorFiller:
+        """The background dense backfill of this session (indexing/fill.py): ``index(...,
+        wait=False)`` hands it the repo's missing vectors."""
+        if self._filler is None:
+            from .indexing.fill import VectorFiller
+
+            self._filler = VectorFiller(self.store, self.embedder, lock=self.lock, run_lock=self.index_lock)
+        return self._filler
+
     # -- lifecycle ---------------------------------------------------------------------
     def close(self) -> None:
+        if self._filler is not None:
+            self._filler.close()  # after its page in flight; the repo stays "embedding" for the next owner
         if self._refresher is not None:
             self._refresher.close()
         self.store.close()
@@ -89,7 +103,15 @@ class Index:
 
     # -- indexing ----------------------------------------------------------------------
     def index(self, path: str | os.PathLike[str], *, repo_id: str | None = None,
-              progress: Callable[..., None] | None = None):
+              progress: Callable[..., None] | None = None, wait: bool = True, vectors: str | None = None):
+        """Index (or re-sync) the repository at ``path``; its ``IndexReport``.
+
+        ``wait`` (the default): return when every chunk has the vector the repo's choice gives
+        it. ``wait=False``: return when every file is keyword-searchable; this session's
+        filler (``filler``) embeds the rest in the background, source files first, while the
+        session stays open (``report.chunks_pending`` rows; closed before, the next session
+        that indexes or serves the repo finishes them). ``vectors``: ``all | source | none``
+        (None: the repo's recorded choice, else all), recorded in the index."""
         from .discover import discover
         from .indexing.run import IndexRun
 
@@ -102,13 +124,18 @@ class Index:
         try:
             with self.index_lock:
                 run = IndexRun(self.store, self.embedder, self.settings, discovery.root, repo_id,
-                               progress=progress, write_guard=lambda: self.lock, enricher=enricher)
+                               progress=progress, write_guard=lambda: self.lock, enricher=enricher,
+                               vectors=vectors, defer_vectors=not wait)
                 report = run.run(discovery)
-                report.seconds = time.perf_counter() - started  # discovery included
-                return report
         finally:
             if enricher is not None:
                 enricher.close()
+        if report.chunks_pending:  # deferred, or this session's filler works on the repo
+            self.filler.want(repo_id)
+            if wait:
+                self.filler.wait_for(repo_id, report)
+        report.seconds = time.perf_counter() - started  # discovery included
+        return report
 
     def _enricher(self, progress=None):
         if not self.settings.enrich:
@@ -170,8 +197,13 @@ class Index:
             unfinished, sum(c["files"] for c in counts),
             sum(max(int(records[r].get("files_total") or 0), c["files"])
                 for r, c in zip(unfinished, counts, strict=True)),
-            sum(c["chunks"] for c in counts), sum(c["embedded"] for c in counts))
+            sum(c["chunks"] for c in counts), sum(c["embedded"] for c in counts),
+            self._eta([r for r in unfinished if records[r].get("state") == "embedding"], records))
         return dataclasses.replace(result, partial=True, progress=progress)
+
+    def _eta(self, repos: Sequence[str], records: dict[str, dict]) -> float | None:
+        """Seconds until the vectors of ``repos`` are complete (``VectorFiller.eta``)."""
+        return None if self._filler is None else self._filler.eta(repos, records)
 
     def _check_filters(self, filters) -> None:
         """A search that found nothing under a language, role or path filter: when no indexed
@@ -260,8 +292,11 @@ class Index:
     # -- management --------------------------------------------------------------------
     def remove(self, repo: str) -> int:
         self._known_repos(repo)
-        with self.lock:
-            return self.store.remove_repo(repo)
+        with self.index_lock:  # no indexing run nor a page of the filler in flight
+            if self._filler is not None:
+                self._filler.forget(repo)
+            with self.lock:
+                return self.store.remove_repo(repo)
 
     def status(self) -> Status:
         from collections import Counter
@@ -275,12 +310,18 @@ class Index:
             counts = Counter(language_label(p) for p in self.store.file_entries(repo))
             return tuple(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
+        from .indexing.backfill import pending_for
+
         fresh = {r: self.refresher.status(r, rec) for r, rec in records.items()}
+        pending = {r: pending_for(self.store, r, rec.get("vectors") or "all") if rec.get("state") != "clean" else 0
+                   for r, rec in records.items()}
         repos = tuple(
             RepoStatus(r, rec.get("root", ""), stats.get(r, {}).get("files", 0),
                        stats.get(r, {}).get("chunks", 0), rec.get("last_sync"), rec.get("state", "?"),
                        languages(r), tuple(self.store.present_roles([r])),
-                       freshness=fresh[r]["mode"], freshness_note=fresh[r]["note"])
+                       freshness=fresh[r]["mode"], freshness_note=fresh[r]["note"],
+                       vectors=rec.get("vectors") or "all", vectors_pending=pending[r],
+                       eta_seconds=self._eta([r], records) if pending[r] else None)
             for r, rec in sorted(records.items())
         )
         m = self.meta
@@ -325,8 +366,13 @@ def open_index(settings: Settings | None = None, *, create: bool = False) -> Ind
 
 
 def index(path: str | os.PathLike[str], *, repo_id: str | None = None, settings: Settings | None = None,
-          progress: Callable[..., None] | None = None, dry_run: bool = False, rebuild: bool = False):
-    """Index (or incrementally re-sync) the repository at ``path``; returns an IndexReport."""
+          progress: Callable[..., None] | None = None, dry_run: bool = False, rebuild: bool = False,
+          vectors: str | None = None):
+    """Index (or incrementally re-sync) the repository at ``path``; returns an IndexReport.
+
+    One-shot: it returns when every vector is written (the index is closed after it, so there
+    is no one to fill them in later; ``Index.index(..., wait=False)`` in a session that stays
+    open returns at keyword-complete). ``vectors``: ``all | source | none`` (see ``Index.index``)."""
     settings = _settings(settings)
     if dry_run:
         from .discover import discover
@@ -340,7 +386,7 @@ def index(path: str | os.PathLike[str], *, repo_id: str | None = None, settings:
 
         Store.drop(settings)
     with Index(settings, create=True) as ix:
-        return ix.index(path, repo_id=repo_id, progress=progress)
+        return ix.index(path, repo_id=repo_id, progress=progress, vectors=vectors)
 
 
 def search(request: SearchRequest | str, /, *, settings: Settings | None = None, **options: Any) -> SearchResult:

@@ -158,7 +158,8 @@ def status_json(st: Status) -> dict[str, Any]:
             {"repo": r.repo_id, "root": r.root, "files": r.files, "chunks": r.chunks, "state": r.state,
              "last_sync": time.strftime(TIME_FORMAT, time.gmtime(r.last_sync)) if r.last_sync else None,
              "languages": dict(r.languages), "roles": list(r.roles),
-             "freshness": {"mode": r.freshness, "note": r.freshness_note}}
+             "freshness": {"mode": r.freshness, "note": r.freshness_note},
+             "vectors": {"choice": r.vectors, "pending": r.vectors_pending, "eta_seconds": r.eta_seconds}}
             for r in st.repos
         ],
     }
@@ -171,7 +172,10 @@ def status_record(data: dict[str, Any]) -> Status:
     repos = tuple(RepoStatus(r["repo"], r["root"], r["files"], r["chunks"], when(r.get("last_sync")),
                              r["state"], tuple((r.get("languages") or {}).items()), tuple(r.get("roles") or ()),
                              freshness=(r.get("freshness") or {}).get("mode", ""),
-                             freshness_note=(r.get("freshness") or {}).get("note", ""))
+                             freshness_note=(r.get("freshness") or {}).get("note", ""),
+                             vectors=(r.get("vectors") or {}).get("choice", "all"),
+                             vectors_pending=int((r.get("vectors") or {}).get("pending", 0)),
+                             eta_seconds=(r.get("vectors") or {}).get("eta_seconds"))
                   for r in data.get("repos", ()))
     return Status(data["uri"], data["collection"], data.get("embedder", ""), data.get("dim", 0),
                   data.get("chunker", ""), data.get("schema_version", 0), repos)

@@ -27,7 +27,7 @@ class Job:
     path: str
     repo_id: str
     state: str = "running"  # running | done | failed | cancelled
-    phase: str = "starting"  # starting, discover, plan, files, embedding, writing, done
+    phase: str = "starting"  # queued, starting, discover, plan, files, writing, embedding, done
     started: float = field(default_factory=time.time)
     finished: float | None = None
     files_total: int | None = None
@@ -38,6 +38,12 @@ class Job:
     error: str | None = None
     hint: str | None = None
     report: dict[str, Any] | None = None
+    # every file is keyword-searchable (the vectors are being filled in: phase "embedding")
+    searchable: bool = False
+    chunks_pending: int = 0  # rows still waiting for their vector
+    eta_seconds: float | None = None  # until they are written, at the rate measured
+    vectors: str | None = None  # the vectors choice asked for (None: the repo's recorded one)
+    queued_behind: str = ""  # the job this one waits for (one keyword phase at a time)
     # the worker's side (never in JSON)
     cancel: threading.Event = field(default_factory=threading.Event, repr=False, compare=False)
     stop_reason: str = field(default="the server is shutting down", repr=False, compare=False)
@@ -50,6 +56,12 @@ class Job:
     def line(self) -> str:
         """One line for people: what the job is doing or how it ended."""
         head = f"job {self.id} ({self.repo_id}): {self.state}"
+        if self.running and self.phase == "queued":
+            return f"{head}, queued behind job {self.queued_behind}"
+        if self.running and self.searchable:
+            left = "" if self.eta_seconds is None else f", about {self.eta_seconds:.0f}s left"
+            return (f"{head}, searchable; embedding: {self.chunks_embedded} chunks embedded, "
+                    f"{self.chunks_pending} waiting{left}")
         if self.running:
             total = "?" if self.files_total is None else self.files_total
             return (f"{head}, {self.phase}: {self.files_done}/{total} files, "

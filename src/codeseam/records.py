@@ -126,6 +126,7 @@ class IndexProgress:
     files_total: int
     chunks: int
     chunks_embedded: int
+    eta_seconds: float | None = None  # until the vectors are complete (the owner's measured rate)
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,6 +237,9 @@ class RepoStatus:
     roles: tuple[str, ...] = ()  # the file roles that have chunks, in ROLES order
     freshness: str = ""  # watch | scan | missing | off (fresh/refresh.py)
     freshness_note: str = ""  # why a repo is not watched, what failed
+    vectors: str = "all"  # which rows get dense vectors: all | source | none (--vectors)
+    vectors_pending: int = 0  # rows still waiting for theirs (state "embedding")
+    eta_seconds: float | None = None  # until they are written, at the rate measured (None: unknown)
 
 
 @dataclass(frozen=True)

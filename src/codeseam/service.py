@@ -4,9 +4,14 @@
 :class:`Service` owns an ``api.Index`` session, opened lazily and retried while another process
 holds the index (so a server started while a CLI run indexes becomes useful once that run
 ends), and adds background indexing jobs: ``start_index`` checks the path against the allowed
-roots (``safety``) and returns a running :class:`~codeseam.jobs.Job` at once; one job at a time
-(a second is an ``IndexBusyError`` naming the first); searches and answers go on meanwhile (the
-session's lock shows each file before or after its update). ``ask_events`` streams an answer's
+roots (``safety``) and returns a running :class:`~codeseam.jobs.Job` at once. A job is
+``searchable`` once every file is keyword-searchable; it then waits (phase ``embedding``) while
+the session's filler (``indexing/fill.py``) writes the vectors behind it, and ends when they are
+complete. A second ``start_index`` of the repo a job runs for attaches to that job; one for
+another repo is queued behind the running keyword phase (phase ``queued``; one keyword phase at a
+time, while vectors fill in behind). A repo an earlier owner left unfinished (killed while
+indexing or embedding) is resumed as a job when the index opens. Searches and answers go on
+meanwhile (the session's lock shows each file before or after its update). ``ask_events`` streams an answer's
 deltas, then the checked answer. Closing stops a running job at its next file (the next run
 finishes it) and closes the index.
 """
@@ -37,6 +42,8 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger(__name__)
 
 KEEP_JOBS = 20  # finished jobs remembered for get_status / GET /jobs/{id}
+MAX_QUEUED = 8  # jobs waiting for their keyword phase; one more is an IndexBusyError
+FOLLOW_SECONDS = 0.5  # how often a job in its embedding phase refreshes its counts
 
 
 def _lite_identity(settings: Settings) -> tuple[int, int] | None:
@@ -58,7 +65,7 @@ class Service:
     """A server's view of one index: a lazily opened session plus background indexing jobs."""
 
     def __init__(self, settings: Settings, *, cwd: str | os.PathLike[str] | None = None,
-                 on_open: Callable[[], None] | None = None, watch: bool = True) -> None:
+                 on_open: Callable[[], None] | None = None, watch: bool = True, resume: bool = True) -> None:
         self.settings = settings
         self.watch = watch  # a long-lived owner watches its repos' files (fresh/watch.py)
         self.on_open = on_open  # called once the index is open (a server records itself)
@@ -71,6 +78,8 @@ class Service:
         self._threads: list[threading.Thread] = []
         self._closed = False
         self._identity: tuple[int, int] | None = None  # (device, inode) of the Lite file opened
+        self.resume = resume  # finish the repos an earlier owner left unfinished, once open
+        self._keyword_turn = threading.Lock()  # one job's keyword phase at a time
 
     # -- lifecycle -------------------------------------------------------------------------
     def open(self) -> Service:
@@ -94,12 +103,24 @@ class Service:
                     self._ix.refresher.enable_watching()
                 if self.on_open is not None:
                     self.on_open()
+                if self.resume:
+                    self._resume(self._ix)
             elif self._identity is not None and _lite_identity(self.settings) != self._identity:
                 raise StoreError(
                     f"the index file {self.settings.resolved_milvus_uri} was deleted or replaced while this "
                     "server held it: the rows it serves are no longer the index",
                     hint="stop this server (`codeseam stop`, or end `codeseam serve`), then index again")
             return self._ix
+
+    def _resume(self, ix: Index) -> None:
+        """Jobs for the repos an earlier owner left unfinished (state ``syncing`` or
+        ``embedding``: killed while indexing or filling vectors): the next owner finishes them."""
+        for repo_id, rec in sorted(ix.store.repo_records().items()):
+            root = rec.get("root", "")
+            if rec.get("state") in ("syncing", "embedding") and root and os.path.isdir(root):
+                log.info("%s: its last run did not finish (%s): resuming it", repo_id, rec.get("state"))
+                with self._jobs_lock:
+                    self._new_job(root, repo_id, None)
 
     def _drop_dead_index(self) -> None:
         """The Milvus Lite process under the open index exited: close what is left, so the
@@ -161,11 +182,16 @@ class Service:
         return safety.AllowedRoots.build(self.settings.allowed_roots, indexed, self.cwd)
 
     # -- indexing jobs ---------------------------------------------------------------------
-    def start_index(self, path: str, repo_id: str | None = None) -> Job:
-        """Check ``path``, then index it in the background; returns the running job."""
+    def start_index(self, path: str, repo_id: str | None = None, vectors: str | None = None) -> Job:
+        """Check ``path``, then index it in the background; returns the running job (the one
+        already running for this repo, when there is one: the caller attaches to it)."""
+        from .indexing.backfill import VECTORS
         from .api import default_repo_id
 
         repo_id = safety.check_repo_id(repo_id)
+        if vectors is not None and vectors not in VECTORS:
+            raise ConfigError(f"vectors must be one of {', '.join(VECTORS)}, not {vectors!r}",
+                              hint="all (the default), source (only source files) or none (keyword-only)")
         records = self.session().store.repo_records()
         root = safety.check_index_path(path, self.allowed_roots(records), cwd=self.cwd)
         repo_id = repo_id or default_repo_id(str(root))
@@ -174,23 +200,44 @@ class Service:
             raise ConfigError(f"repo id {repo_id!r} already names {known}, not {root}",
                               hint="pass another repo_id to index this folder under another name")
         with self._jobs_lock:
-            running = self.running_job()
-            if running is not None:
-                raise IndexBusyError(f"an indexing job is already running: {running.line()}",
-                                     hint="wait for it to finish (get_status / GET /status), then retry")
-            job = Job(f"j{next(self._ids)}", str(root), repo_id)
-            self._jobs[job.id] = job
-            self._forget_old()
-            thread = threading.Thread(target=self._run_job, args=(job,), name=f"codeseam-{job.id}",
-                                      daemon=True)
-            self._threads = [t for t in self._threads if t.is_alive()] + [thread]
+            same = next((j for j in self.jobs() if j.running and j.repo_id == repo_id), None)
+            if same is not None and (vectors is None or vectors == same.vectors) and not same.cancel.is_set():
+                log.info("job %s already indexes %s: attaching", same.id, repo_id)
+                return same  # a re-run attaches to the job that runs for its repo
+            waiting = [j for j in self.jobs() if j.running and not j.searchable]
+            if len(waiting) > MAX_QUEUED:
+                raise IndexBusyError(f"{len(waiting)} indexing jobs are already waiting: {waiting[0].line()}",
+                                     hint="wait for them to finish (get_status / GET /status), then retry")
+            return self._new_job(str(root), repo_id, vectors, after=same)
+
+    def _new_job(self, root: str, repo_id: str, vectors: str | None, after: Job | None = None) -> Job:
+        """A job and its thread (the caller holds ``_jobs_lock``). ``after``: a job of the same
+        repo asked for another vectors choice: this one runs once that one ended."""
+        ahead = [j for j in self.jobs() if j.running and not j.searchable]
+        job = Job(f"j{next(self._ids)}", root, repo_id, vectors=vectors)
+        if ahead or after is not None:
+            job.phase, job.queued_behind = "queued", (after or ahead[0]).id
+        self._jobs[job.id] = job
+        self._forget_old()
+        thread = threading.Thread(target=self._run_job, args=(job, after), name=f"codeseam-{job.id}", daemon=True)
+        self._threads = [t for t in self._threads if t.is_alive()] + [thread]
         thread.start()
         return job
 
-    def _run_job(self, job: Job) -> None:
+    def _run_job(self, job: Job, after: Job | None = None) -> None:
         try:
-            report = self.session().index(job.path, repo_id=job.repo_id, progress=job.progress)
-            job.report, job.state, job.phase = codec.report_json(report), "done", "done"
+            if after is not None:
+                after.finished_event.wait()
+            ix = self.session()
+            with self._keyword_turn:  # one keyword phase at a time; vectors fill in behind
+                job.phase, job.queued_behind = "starting", ""
+                job.progress("starting")  # a job cancelled while it waited stops here
+                report = ix.index(job.path, repo_id=job.repo_id, progress=job.progress, wait=False,
+                                  vectors=job.vectors)
+            job.report, job.chunks_pending, job.searchable = codec.report_json(report), report.chunks_pending, True
+            if report.chunks_pending:
+                self._follow_vectors(ix, job)
+            job.state, job.phase = "done", "done"
         except JobCancelled as exc:
             job.state, job.error, job.hint = "cancelled", exc.message, exc.hint
         except CodeseamError as exc:
@@ -203,6 +250,37 @@ class Service:
             job.finished = time.time()
             job.finished_event.set()
             log.info("%s", job.line())
+
+    def _follow_vectors(self, ix: Index, job: Job) -> None:
+        """The job's embedding phase: its counts follow the filler until the repo's vectors are
+        complete. A stopped job stops following; the filler goes on (it stops with the index)."""
+        from .indexing.backfill import pending_for
+
+        job.phase = "embedding"
+        fill = ix.filler.fill(job.repo_id)
+        before = fill.stats.rows if fill is not None else 0
+        embedded = fill.stats.embedded if fill is not None else 0
+        while not ix.filler.wait(job.repo_id, FOLLOW_SECONDS):
+            job.progress("embedding")  # raises JobCancelled when stopped
+            fill = ix.filler.fill(job.repo_id)
+            if fill is None:
+                continue
+            with ix.lock:
+                rec = ix.store.repo_records().get(job.repo_id) or {}
+                job.chunks_pending = pending_for(ix.store, job.repo_id, rec.get("vectors") or "all")
+            job.chunks_embedded = fill.stats.rows - before
+            job.eta_seconds = fill.eta(job.chunks_pending)
+        job.progress("embedding")  # stopped meanwhile (a shutdown): cancelled, whatever the filler did
+        fill = ix.filler.fill(job.repo_id)
+        if fill is not None and fill.error:
+            raise FatalError(f"filling the vectors of {job.repo_id!r} failed: {fill.error}",
+                             hint="run the index again; it finishes what this run left")
+        job.chunks_pending, job.eta_seconds = 0, 0.0
+        if fill is not None:
+            job.chunks_embedded = fill.stats.rows - before
+            if job.report is not None:
+                job.report = {**job.report, "chunks_embedded": job.report.get("chunks_embedded", 0)
+                              + fill.stats.embedded - embedded, "chunks_pending": 0}
 
     def _forget_old(self) -> None:
         done = [j for j in self._jobs.values() if not j.running]
@@ -300,8 +378,8 @@ class Service:
             left.set()
 
     def remove(self, repo: str) -> int:
-        running = self.running_job()
-        if running is not None and running.repo_id == repo:
+        running = next((j for j in self.jobs() if j.running and j.repo_id == repo), None)
+        if running is not None:
             raise IndexBusyError(f"repo {repo!r} is being indexed right now ({running.line()})",
                                  hint="wait for the job to finish, then remove the repo")
         return self.session().remove(repo)

@@ -305,7 +305,11 @@ class Refresher:
                 load_manifest(self.ix.store, st)
             assert st.manifest is not None  # load_manifest sets it
             store = ix.store
-            full = (full or record.get("state") != "clean" or (store.unclean and st.repo_id not in store.verified))
+            # a repo whose vectors this process is filling has every file's keyword rows: its
+            # manifest is whole, so a change needs a scoped sync, not a whole discovery
+            settled = record.get("state") == "clean" or (record.get("state") == "embedding"
+                                                         and st.repo_id in store.filling)
+            full = (full or not settled or (store.unclean and st.repo_id not in store.verified))
             scope = None if full else expand(st, paths)
             if scope is not None and too_many(st, scope):
                 scope = None

@@ -40,6 +40,8 @@ class IndexReport:
     seconds: float = 0.0
     embed_seconds: float = 0.0
     unfinished: list[str] = field(default_factory=list)  # left for the next run (stop_when)
+    chunks_pending: int = 0  # rows still waiting for their vector when the run returned (filled behind)
+    vectors: str = "all"  # the repo's vectors choice: all | source | none
 
     def summary(self) -> str:
         if self.dry_run:
@@ -52,6 +54,10 @@ class IndexReport:
             f"{self.chunks_reused} reused)",
             f"{self.redactions} redactions in {self.redacted_files} files",
         ]
+        if self.chunks_pending:
+            parts.append(f"{self.chunks_pending} chunks wait for their vectors")
+        if self.vectors != "all":
+            parts.append(f"vectors: {self.vectors}")
         return "; ".join(parts) + f" in {self.seconds:.1f}s"
 
 

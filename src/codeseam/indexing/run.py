@@ -23,6 +23,7 @@ from ..errors import FileSkipped
 from .report import IndexReport, count_reasons
 from ..records import Chunk, Skip, SourceFile
 from .pipeline import make_budget, pipeline_fingerprint
+from .backfill import PAGE, chosen_tiers, outside, pending_for
 from .plan import PENDING, ManifestEntry, SyncPlan, chunk_row_id, plan_sync
 
 if TYPE_CHECKING:
@@ -52,11 +53,18 @@ class IndexRun:
     them that are still indexable; the others are deleted), the rest of the manifest is left
     alone. ``stop_when()`` is asked after each written batch: when true the run ends there,
     cleanly (every written file is whole, the manifest agrees with the rows), and the paths
-    it did not reach are in ``report.unfinished``."""
+    it did not reach are in ``report.unfinished``.
+
+    ``vectors`` (``all | source | none``; None: the repo's recorded choice, else ``all``) says
+    which rows get dense vectors (``backfill.chosen_tiers``); the run records it. With
+    ``defer_vectors`` (or while this process's filler works on the repo: ``store.filling``) the
+    run ends when every file is keyword-searchable: the repo is left in state ``embedding``
+    with ``report.chunks_pending`` rows waiting, for ``fill.VectorFiller`` to finish."""
 
     def __init__(self, store, embedder, settings, root: str, repo_id: str, *,
                  progress: Progress | None = None, write_guard=None, enricher=None,
-                 scope: Collection[str] | None = None, stop_when: Callable[[], bool] | None = None) -> None:
+                 scope: Collection[str] | None = None, stop_when: Callable[[], bool] | None = None,
+                 vectors: str | None = None, defer_vectors: bool = False) -> None:
         self.store, self.embedder, self.settings = store, embedder, settings
         self.root, self.repo_id = root, repo_id
         self.progress = progress or _quiet
@@ -69,6 +77,11 @@ class IndexRun:
         self.scope = None if scope is None else frozenset(scope)
         self.stop_when = stop_when
         self.moved: MovedVectors | None = None  # of the paths this run deletes
+        if vectors is not None:
+            chosen_tiers(vectors)  # a bad choice fails before anything is written
+        self.vectors_asked = vectors
+        self.choice = vectors or "all"  # set from the repo record by the run
+        self.defer = defer_vectors or repo_id in getattr(store, "filling", ())
 
     # -- the run -------------------------------------------------------------------------
     def run(self, discovery: Discovery) -> IndexReport:
@@ -98,11 +111,13 @@ class IndexRun:
         fingerprint = pipeline_fingerprint(self.settings, self.budget, self.allow,
                                            self.enricher.fingerprint() if self.enricher else "")
         record = self.store.repo_records().get(self.repo_id) or {}
+        self.choice = self.vectors_asked or record.get("vectors") or "all"
+        self.report.vectors = self.choice
         plan = self._plan(discovery, record, fingerprint)
         self.report.files_unchanged = len(plan.unchanged)
         self.progress("plan", redo=len(plan.redo), check=len(plan.check), delete=len(plan.delete),
                       unchanged=len(plan.unchanged))
-        if plan.is_noop and record.get("state") == "clean":
+        if plan.is_noop and record.get("state") == "clean" and record.get("vectors", "all") == self.choice:
             self._finish(record, fingerprint, t0, touched=False)
             return self.report
         self.store.put_repo_record(self.repo_id, {**record, "root": self.root, "state": "syncing",
@@ -117,9 +132,25 @@ class IndexRun:
             self.report.unfinished += plan.delete
         else:
             self._delete(plan.delete)  # after the new rows: a moved file is never missing
-        self._backfill()  # dense vectors for the rows written without them
+        self._narrow(record.get("vectors", "all"))
+        if self.defer:  # keyword-searchable now: the vectors are the filler's
+            self.report.chunks_pending = pending_for(self.store, self.repo_id, self.choice)
+        else:
+            self._backfill()  # dense vectors for the rows written without them
         self._finish(record, fingerprint, t0, touched=True)
         return self.report
+
+    def _narrow(self, before: str) -> None:
+        """A choice that embeds fewer rows than the recorded one makes the rows it leaves out
+        keyword-only (a clean build with this choice has them so); a wider one only adds work
+        for the backfill."""
+        if len(chosen_tiers(self.choice)) >= len(chosen_tiers(before)):
+            return
+        where = outside(self.choice) or {}
+        while True:
+            with self.write_guard():
+                if not self.store.clear_vectors(self.repo_id, PAGE, **where):
+                    return
 
     def _absorb_discovery(self, d: Discovery) -> None:
         r = self.report
@@ -134,7 +165,10 @@ class IndexRun:
         self.store_manifest = {
             p: ManifestEntry(p, e.size, e.mtime_ns, e.file_hash, e.n_chunks) for p, e in entries.items()
         }
-        interrupted = bool(record) and record.get("state") != "clean"
+        # a repo this process's filler embeds is consistent (its keyword phase ended here); one
+        # left "embedding" by another process may have lost a row to a cut-short rewrite
+        waiting = record.get("state") == "embedding" and self.repo_id in getattr(self.store, "filling", ())
+        interrupted = bool(record) and record.get("state") != "clean" and not waiting
         unclean = self.store.unclean and self.repo_id not in self.store.verified
         counts = hashes = None
         if interrupted or (entries and not record) or unclean:
@@ -155,11 +189,12 @@ class IndexRun:
         if self.enricher is not None:
             r.enrich = self.enricher.stats()
         r.seconds = time.perf_counter() - t0
-        new = {**record, "root": self.root, "state": "clean", "pipeline": fingerprint,
-               "last_sync": time.time(), "embedder": self.embedder.id}
+        waiting = self.report.chunks_pending > 0
+        new = {**record, "root": self.root, "state": "embedding" if waiting else "clean", "pipeline": fingerprint,
+               "last_sync": time.time(), "embedder": self.embedder.id, "vectors": self.choice}
         new.pop("files_total", None)
         null = record.get("null_similarity") or {}
-        if null.get("embedder") != self.embedder.id or (touched and self.scope is None):
+        if not waiting and (null.get("embedder") != self.embedder.id or (touched and self.scope is None)):
             new["null_similarity"] = self._null_similarity()  # a scoped (query-time) sync keeps it
         lost = self._lost(record.get("lost") or {})
         new.pop("lost", None)
@@ -175,16 +210,7 @@ class IndexRun:
         self.progress("done", report=r)
 
     def _null_similarity(self) -> dict:
-        """The repo's floor for the weak-evidence score (``evidence.measure_null``)."""
-        from ..errors import NotIndexedError
-        from ..query.evidence import measure_null
-
-        try:
-            with self.write_guard():  # reads between write batches, like a search
-                value = measure_null(self.store, self.embedder, [self.repo_id])
-        except NotIndexedError:  # nothing of the repo is stored (an empty repo)
-            value = 0.0
-        return {"embedder": self.embedder.id, "value": round(value, 6)}
+        return null_similarity(self.store, self.embedder, self.repo_id, self.write_guard)
 
     def _lost(self, before: dict[str, str]) -> dict[str, str]:
         """Files that were indexed and could not be read as text any more (now binary,
@@ -289,7 +315,9 @@ class IndexRun:
 
     def _vectors(self, chunks: list[Chunk]) -> list[Any]:
         """Stored vectors by chunk hash; None for a chunk without one (it is written
-        keyword-only and embedded by the backfill)."""
+        keyword-only and embedded by the backfill), and for one the repo's vectors choice
+        leaves keyword-only."""
+        every, chunks = chunks, [c for c in chunks if self._embeds(c.role)]
         wanted = list({c.hash for c in chunks})
         known = self.store.vectors_by_hash(wanted) if wanted else {}
         self.report.chunks_reused += sum(1 for c in chunks if c.hash in known)
@@ -299,13 +327,16 @@ class IndexRun:
             known.update(moved)
             self.report.chunks_moved += len(moved)
             self.report.chunks_reused += sum(1 for c in chunks if c.hash in moved)
-        return [known.get(c.hash) for c in chunks]
+        return [known.get(c.hash) if self._embeds(c.role) else None for c in every]
+
+    def _embeds(self, role: str) -> bool:
+        return self.choice == "all" or (self.choice == "source" and role == SOURCE)
 
     def _backfill(self) -> None:
         from .backfill import backfill
 
         stats = backfill(self.store, self.embedder, self.repo_id, write_guard=self.write_guard,
-                         progress=self.progress)
+                         progress=self.progress, vectors=self.choice)
         self.report.chunks_embedded += stats.embedded
         self.report.chunks_reused += stats.reused
         self.report.embed_seconds += stats.embed_seconds
@@ -339,3 +370,17 @@ class IndexRun:
         self.report.files_indexed += len(batch)
         self.report.chunks_written += len(rows)
         self.progress("written", files=len(batch), chunks=len(rows))
+
+
+def null_similarity(store, embedder, repo_id: str, guard: Callable[[], Any] = contextlib.nullcontext) -> dict:
+    """The repo's floor for the weak-evidence score (``evidence.measure_null``), as the repo
+    record keeps it; measured when its vectors are complete."""
+    from ..errors import NotIndexedError
+    from ..query.evidence import measure_null
+
+    try:
+        with guard():  # reads between write batches, like a search
+            value = measure_null(store, embedder, [repo_id])
+    except NotIndexedError:  # nothing of the repo is stored (an empty repo)
+        value = 0.0
+    return {"embedder": embedder.id, "value": round(value, 6)}

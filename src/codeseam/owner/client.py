@@ -173,26 +173,35 @@ class RemoteIndex:
             f"the answer from the codeseam server at {self.info.where} ended before it was complete",
             hint="ask again; the server's log may say more")
 
-    def index(self, path: str, *, repo_id: str | None = None, progress: Callable[..., None] | None = None):
-        """Index ``path`` in the server (a job), following it with ``progress``; its report."""
-        job = self._request("POST", "/index", json={"path": os.path.realpath(path), "repo_id": repo_id})
-        return self._follow(job, progress)
+    def index(self, path: str, *, repo_id: str | None = None, progress: Callable[..., None] | None = None,
+              wait: bool = True, vectors: str | None = None):
+        """Index ``path`` in the server (a job, or the one already running for the repo: attached
+        to), following it with ``progress``; its report when every vector is written, or without
+        ``wait`` (the CLI's default) when every file is keyword-searchable (``chunks_pending`` rows
+        then wait for the vectors the server goes on writing)."""
+        body: dict[str, Any] = {"path": os.path.realpath(path), "repo_id": repo_id}
+        if vectors is not None:
+            body["vectors"] = vectors
+        job = self._request("POST", "/index", json=body)
+        return self._follow(job, progress, wait)
 
-    def _follow(self, job: dict[str, Any], progress: Callable[..., None] | None):
+    def _follow(self, job: dict[str, Any], progress: Callable[..., None] | None, wait: bool = False):
         """Poll the job until it ends, feeding the CLI's progress callback; the run report.
         Ctrl-C stops the job in the server too (at its next file; the next run finishes it)."""
         try:
-            return self._poll(job, progress)
+            return self._poll(job, progress, wait)
         except KeyboardInterrupt:
+            if job.get("searchable"):  # only waiting for the vectors: the server goes on with them
+                raise
             with contextlib.suppress(CodeseamError):
                 self._request("DELETE", f"/jobs/{quote(job['id'], safe='')}", timeout=10.0)
                 log.warning("stopped the indexing job %s in the server (pid %d); the next run finishes "
                             "what it left", job["id"], self.info.pid)
             raise
 
-    def _poll(self, job: dict[str, Any], progress: Callable[..., None] | None):
+    def _poll(self, job: dict[str, Any], progress: Callable[..., None] | None, wait: bool = False):
         progress = progress or (lambda event, **f: None)
-        total_sent, embedded = False, 0
+        total_sent, embedded, queued, pending = False, 0, False, False
         pause = FIRST_POLL_SECONDS  # short first: a no-op re-sync takes ~0.2 s in the server
         while True:
             if job.get("files_total") is not None and not total_sent:
@@ -200,15 +209,21 @@ class RemoteIndex:
                 total_sent = True
             if total_sent:
                 progress("file", path=job.get("current_file") or "", done=job.get("files_done", 0))
+            if job.get("phase") == "queued" and not queued:
+                progress("queued", behind=job.get("queued_behind", ""))
+                queued = True
+            if job.get("searchable") and not pending:
+                progress("backfill", rows=job.get("chunks_pending", 0))
+                pending = True
             if job.get("chunks_embedded", 0) > embedded:
                 progress("embedded", count=job["chunks_embedded"] - embedded)
                 embedded = job["chunks_embedded"]
-            if job.get("state") != "running":
+            if job.get("state") != "running" or (job.get("searchable") and not wait):
                 break
             time.sleep(pause)
             pause = min(POLL_SECONDS, pause * 1.5)
             job = self._request("GET", f"/jobs/{job['id']}")
-        if job["state"] != "done":
+        if job["state"] not in ("done", "running"):
             raise FatalError(f"indexing through the server failed: {job.get('error')}", hint=job.get("hint"))
         return codec.report_record(job["report"])
 
@@ -219,7 +234,7 @@ class RemoteIndex:
             self._llm = bool(self._request("GET", "/status").get("llm"))
         return self._llm
 
-    def start_index(self, path: str, repo_id: str | None = None):
+    def start_index(self, path: str, repo_id: str | None = None, vectors: str | None = None):
         # relative to this process's folder; the HTTP server resolves and checks it
         full = path if os.path.isabs(os.path.expanduser(path)) else os.path.join(self.cwd, path)
         if self.info.keepalive:  # it trusts its socket's paths: check this process's allowed roots here
@@ -227,7 +242,10 @@ class RemoteIndex:
 
             roots = AllowedRoots.build(self.settings.allowed_roots, [r.root for r in self.status().repos], self.cwd)
             full = str(check_index_path(full, roots, cwd=self.cwd))
-        return codec.job_record(self._request("POST", "/index", json={"path": full, "repo_id": repo_id}))
+        body: dict[str, Any] = {"path": full, "repo_id": repo_id}
+        if vectors is not None:
+            body["vectors"] = vectors
+        return codec.job_record(self._request("POST", "/index", json=body))
 
     def job(self, job_id: str):
         return codec.job_record(self._request("GET", f"/jobs/{quote(job_id, safe='')}"))

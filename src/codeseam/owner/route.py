@@ -66,6 +66,8 @@ def _local(op: str, args: tuple, kwargs: dict[str, Any], settings: Settings, reb
     """The operation on the index opened here (created by ``index``; dropped first by ``rebuild``)."""
     from ..api import Index
 
+    if op == "index":  # the index closes after the call: nobody would fill the vectors in later
+        kwargs = {**kwargs, "wait": True}
     if rebuild:
         from ..store import Store
 

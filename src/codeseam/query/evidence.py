@@ -116,6 +116,17 @@ def coverage(words: Sequence[str], texts: Iterable[str]) -> float:
     return sum(1 for w in words if stem(w) in held) / len(words)
 
 
+LEXICAL_COVERAGE = 0.5  # the share of the query's words the first results must hold without vectors
+
+
+def lexical_weak(words: Sequence[str], texts: Iterable[str]) -> bool:
+    """The weak flag where no dense similarity exists (a keyword-only repo, ``--vectors none``,
+    or rows not embedded yet): weak when the first results (``COVERAGE_TOP``, BM25's) hold
+    fewer than half of the query's words in some form (``coverage``), or there are none. A
+    rule, not a calibration: the thresholds above need a dense similarity."""
+    return coverage(words, texts) < LEXICAL_COVERAGE
+
+
 def null_level(best_of_probes: Sequence[float]) -> float:
     """The corpus's floor: the median best similarity of the probes (0.0 for none)."""
     return float(statistics.median(best_of_probes)) if best_of_probes else 0.0

@@ -10,7 +10,9 @@ Weak evidence
     calibrated threshold: the index holds nothing close to the query, so ``ask`` abstains
     instead of guessing. A result far from the query (the score without its last term, which
     reads the first results and so is known only after ranking) is also fused with less weight
-    on the dense list (``WEAK_DENSE_WEIGHT``).
+    on the dense list (``WEAK_DENSE_WEIGHT``). Without any dense similarity (no vector in
+    scope: a keyword-only repo, or one whose vectors are still being written) the flag is
+    ``evidence.lexical_weak``: BM25's first results must hold most of the query's words.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from dataclasses import dataclass
 from . import rank, stack
 from .analysis import (NOISE_WORDS, analyze, bm25_query, is_lookup, names_definition, project_words, query_names,
                        strip_noise)
-from .evidence import COVERAGE_TOP, agreement, covered_score, far_threshold, is_weak, weak_threshold
+from .evidence import COVERAGE_TOP, agreement, covered_score, far_threshold, is_weak, lexical_weak, weak_threshold
 from .fusion import dedupe, rrf, weighted
 from .intent import is_change, language
 from .pieces import SPLIT_KINDS, Piece, as_piece, expand_pieces, merge_pieces
@@ -145,6 +147,7 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
             sparse = sparse_job.result() if sparse_job else []
             decls = decls_job.result() if decls_job else []
             null, counts = evidence_job.result()
+    words = list(counts)  # the query's words, whatever the dense list holds
     best = max((c.score for c in dense), default=None)
     base, counts = _evidence(best, null, counts)
     # the dense list counts less when it found nothing close, whatever the query's language (a
@@ -181,6 +184,8 @@ def retrieve(store, embedder, settings, query: str, filters, k: int, *, mode: st
     score = covered_score(base, list(counts), (p.path + "\n" + p.text for p, _ in kept[:COVERAGE_TOP]), embedder.id,
                           agree=agree)
     weak = is_weak(score, weak_threshold(settings, embedder.id, language(query)))
+    if best is None and mode != "dense":  # no vector in scope (keyword-only, or not embedded yet)
+        weak = lexical_weak(words, (p.path + "\n" + p.text for p, _ in kept[:COVERAGE_TOP]))
     ranked_files = None
     if files:
         from .files import rank_files

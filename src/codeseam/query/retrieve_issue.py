@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from . import retrieve as base
 from .analysis import QueryInfo
-from .evidence import COVERAGE_TOP, agreement, covered_score, far_threshold, is_weak, weak_threshold
+from .evidence import COVERAGE_TOP, agreement, covered_score, far_threshold, is_weak, lexical_weak, weak_threshold
 from .fusion import dedupe
 from .intent import language
 from .issue import IssueText, bm25_text, parse_issue, passages, resolve_frames
@@ -54,6 +54,7 @@ def retrieve_issue(store, embedder, settings, query: str, filters, k: int, *, mo
             sparse = sparse_job.result() if sparse_job else []
             null, counts = evidence_job.result()
             framed = frames_job.result() if frames_job else []
+    words = list(counts)  # the title's and the code names' words, whatever the dense list holds
     best = max((c.score for c in dense), default=None)
     score0, counts = base._evidence(best, null, counts)
     if is_weak(score0, far_threshold(settings, embedder.id)) and options.weak_dense_weight is not None:
@@ -76,6 +77,8 @@ def retrieve_issue(store, embedder, settings, query: str, filters, k: int, *, mo
     score = covered_score(score0, list(counts), (p.path + "\n" + p.text for p, _ in kept[:COVERAGE_TOP]),
                           embedder.id, agree=agree)
     weak = is_weak(score, weak_threshold(settings, embedder.id, language(issue.title or query[:400])))
+    if best is None and mode != "dense":  # no vector in scope (keyword-only, or not embedded yet)
+        weak = lexical_weak(words, (p.path + "\n" + p.text for p, _ in kept[:COVERAGE_TOP]))
     candidates = list(kept)
     if options.expand:
         kept = base._expand(kept, store, lock, max(options.expand_head or 0, k))

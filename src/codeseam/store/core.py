@@ -56,6 +56,9 @@ class Store(Retrieval, PendingRows, Layouts):
         # be unfinished, so the next indexing run of each repo checks rows against the manifest.
         self.unclean = conn.unclean
         self.verified: set[str] = set()  # repos checked since this store was opened
+        # repos whose missing vectors a background filler of this process writes (indexing/fill.py):
+        # their rows agree with the manifest while they wait, and a sync of them defers its vectors
+        self.filling: set[str] = set()
         # Milvus Lite's upsert deletes the old row before it inserts the new one: a reader in
         # between sees neither ("nothing is indexed yet" in the middle of a re-sync). Reads and
         # writes of repo records and manifest entries take turns on this lock.

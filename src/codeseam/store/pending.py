@@ -52,6 +52,26 @@ class PendingRows:
             sizes.append(len(new.get("text", "")) + len(new.get("indexed_text", "")) + 4 * self.meta.dim + 256)
         self._m.upsert(self.names.chunks, out, sizes, point="insert")
 
+    def clear_vectors(self, repo_id: str, limit: int, roles: Sequence[str] | None = None,
+                      other_than: Sequence[str] = ()) -> int:
+        """Make up to ``limit`` embedded rows of ``repo_id`` (of those roles) keyword-only again
+        (zero vector, ``embedded`` false): a repo whose vectors choice narrowed (``--vectors``).
+        Returns how many rows were rewritten (0: none is left)."""
+        assert self.meta is not None
+        check_repo_id(repo_id)
+        rows = self._m.query(self.names.chunks, all_of(eq("repo_id", repo_id), sch.DENSE_READY,
+                                                       _roles(roles, other_than)), ["*"], limit=limit)
+        out, sizes = [], []
+        for row in rows:
+            new = {k: v for k, v in row.items() if k not in sch.DERIVED_FIELDS}
+            new["dense"] = [0.0] * self.meta.dim
+            new[sch.EMBEDDED] = False
+            out.append(new)
+            sizes.append(len(new.get("text", "")) + len(new.get("indexed_text", "")) + 4 * self.meta.dim + 256)
+        if out:
+            self._m.upsert(self.names.chunks, out, sizes, point="insert")
+        return len(out)
+
     def pending_count(self, repo_id: str, roles: Sequence[str] | None = None,
                       other_than: Sequence[str] = ()) -> int:
         """Chunk rows of ``repo_id`` still without their dense vector (of those roles)."""

@@ -23,13 +23,23 @@ K_HELP = "Number of results (1..100; default 8, or RAG_K)."
 @click.option("--chunker", type=click.Choice(["ast", "window"]), help="Chunker (default ast).")
 @click.option("--json", "as_json", is_flag=True, help="Print the run report as JSON.")
 @click.option("--verbose-skips", is_flag=True, help="List every skipped file with its reason.")
+@click.option("--wait", is_flag=True, help="Return only when every vector is written (scripts, CI, benchmarks); "
+              "without it, index returns once every file is keyword-searchable and the server embeds the rest.")
+@click.option("--vectors", type=click.Choice(["all", "source", "none"]),
+              help="Which files get dense vectors: all (default), source (only source files) or none "
+              "(keyword-only); recorded for the repo and kept by later syncs.")
 def index_cmd(path: str, repo_id: str | None, dry_run: bool, rebuild: bool, chunker: str | None,
-              as_json: bool, verbose_skips: bool) -> None:
+              as_json: bool, verbose_skips: bool, wait: bool, vectors: str | None) -> None:
     """Index the repository at PATH (default: current folder).
 
     Incremental and idempotent: unchanged files cost nothing, changed files are
     re-chunked and only new chunks are embedded, deleted files leave the index.
     Secrets are scrubbed before anything is stored (RAG_SCRUB=off to disable).
+
+    Through a server that holds the index (the keep-alive server, serve, mcp, watch) it
+    returns once every file is keyword-searchable; the server goes on writing the
+    vectors, source files first (`codeseam status` shows how far, `--wait` waits).
+    Run again while a job runs for the repo, it attaches to that job.
     """
     from .. import api, codec, owner
 
@@ -40,11 +50,15 @@ def index_cmd(path: str, repo_id: str | None, dry_run: bool, rebuild: bool, chun
             report = api.index(path, repo_id=repo_id, settings=settings, dry_run=True)
         else:
             report = owner.call("index", path, repo_id=repo_id, progress=progress, settings=settings,
-                                rebuild=rebuild)
+                                rebuild=rebuild, wait=wait, vectors=vectors)
     if as_json:
         emit_json(codec.report_json(report))
         return
     print_report(report, list_files=dry_run, verbose_skips=verbose_skips or dry_run)
+    if report.chunks_pending:
+        click.echo(f"searchable now (keyword); {report.chunks_pending} chunks wait for their vectors, which the "
+                   "server writes in the background (source files first): `codeseam status` shows how far, "
+                   "`codeseam index --wait` waits for them", err=True)
 
 
 @click.command("search")

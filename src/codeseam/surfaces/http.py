@@ -6,7 +6,9 @@ Endpoints (OpenAPI at ``/openapi.json``, interactive docs at ``/docs``)::
            (&offset=&limit=: a page of those k hits; &highlight=true: + lines, editor_url;
            &max_tokens=: the best hits that fit, and `fit`: what was left out)
     GET    /refs?name=&repo=&kind=&max_tokens=      where a name is defined and used (`refs --json`)
-    POST   /index   {"path", "repo_id"?}           202 + the background job
+    POST   /index   {"path", "repo_id"?, "vectors"?}   202 + the background job (the running one
+           of that repo, when there is one); `searchable` once every file is keyword-searchable,
+           `done` when the vectors are complete
     GET    /jobs/{id}                              one job's progress or result
     DELETE /jobs/{id}                              stop a running job (at its next file)
     GET    /status                                 the index (as `status --json`) + jobs
@@ -85,6 +87,8 @@ def status_for(exc: errors.CodeseamError) -> int:
 class IndexRequest(BaseModel):
     path: str = Field(min_length=1, max_length=4096, description="Folder to index (absolute, under an allowed root)")
     repo_id: str | None = Field(None, max_length=200, description="Name in the index (default: the folder name)")
+    vectors: Literal["all", "source", "none"] | None = Field(
+        None, description="Which files get dense vectors (default: the repo's recorded choice, else all)")
 
 
 class SearchBody(BaseModel):
@@ -199,7 +203,7 @@ def create_app(service: Service, *, token: str | None = None, max_body: int = MA
 
     @app.post("/index", status_code=202)
     def index(body: IndexRequest) -> dict[str, Any]:
-        return codec.job_json(service.start_index(body.path, body.repo_id))
+        return codec.job_json(service.start_index(body.path, body.repo_id, body.vectors))
 
     @app.get("/jobs/{job_id}")
     def job(job_id: str) -> dict[str, Any]:

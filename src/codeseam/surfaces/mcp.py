@@ -2,12 +2,14 @@
 
 Tools:
 
-- ``index_repo(path, repo_id?, wait?)``: checks the path against the allowed roots, then
+- ``index_repo(path, repo_id?, wait?, vectors?)``: checks the path against the allowed roots, then
   indexes in a background thread. By default it returns at once with the job (id, state);
   ``get_status`` follows it. With ``wait=true`` the call blocks until the job ends and sends
   progress notifications (when the client asked for them with a progress token). Either
-  way other tool calls keep working while the job runs; one job at a time (a second
-  request is a tool error saying which job runs).
+  way other tool calls keep working while the job runs. The job is ``searchable`` once every
+  file is keyword-searchable and ends when the vectors are written; a second request for the
+  same repo returns the running job, one for another repo is queued behind it.
+  ``vectors`` (all, source, none) is ``codeseam index --vectors``.
 - ``search_code(query, repo?, path_glob?, language?, role?, k?, max_tokens?)``
 - ``find_references(name, repo?, kind?, max_tokens?)``: where a name is defined and used
 - ``get_status()``: indexed repos, and the running or recent jobs with their progress
@@ -26,7 +28,7 @@ it serves, logging goes to stderr, and no progress bars are drawn.
 
 import logging
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -175,12 +177,16 @@ def build_server(service: IndexServer, *, open_on_start: bool = False):
     Budget = Annotated[int, Field(ge=MIN_TOKENS, le=MAX_TOKENS, description="Fit the result to this many tokens")]
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True))
-    async def index_repo(ctx: Context, path: str, repo_id: str | None = None, wait: bool = False) -> CallToolResult:
+    async def index_repo(ctx: Context, path: str, repo_id: str | None = None, wait: bool = False,
+                         vectors: Literal["all", "source", "none"] | None = None) -> CallToolResult:
         """Index (or incrementally re-sync) the repository folder at `path` (absolute, under an
         allowed root). Runs in the background and returns the job at once; follow it with
-        get_status. With wait=true, block until done and report progress."""
+        get_status: it is searchable (keyword) once the job says searchable, and done when every
+        vector is written. With wait=true, block until done and report progress. vectors: which
+        files get dense vectors (all, source, none; default the repo's recorded choice, else all).
+        A job already running for the repo is returned instead of a second one."""
         try:
-            job = await _run(service.start_index, path, repo_id)
+            job = await _run(service.start_index, path, repo_id, vectors)
         except CodeseamError as exc:
             return _failure(exc)
         if not wait:

@@ -47,6 +47,9 @@ class IndexProgress:
     def __call__(self, event: str, **f: Any) -> None:
         p = self._progress
         if p is None:
+            if event == "queued":  # said without a TTY too: the wait has a reason
+                click.echo(f"codeseam: queued behind job {f.get('behind', '')} (one repo's files at a time)",
+                           err=True)
             return
         if event == "files":
             self._files = p.add_task("files", total=f["total"], note="")
@@ -57,6 +60,8 @@ class IndexProgress:
             p.update(self._chunks, total=f["rows"], completed=0)
         elif event == "embedded" and self._chunks is not None:
             p.update(self._chunks, advance=f["count"])
+        elif event == "queued":
+            p.console.print(f"[dim]queued behind job {f.get('behind', '')} (one repo's files at a time)[/dim]")
         elif event == "plan":
             p.console.print(f"[dim]plan: {f['redo']} to index, {f['check']} to check, "
                             f"{f['delete']} to remove, {f['unchanged']} unchanged[/dim]")
@@ -153,10 +158,18 @@ def print_status(st) -> None:
         out("no repos indexed")
     for r in st.repos:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.last_sync)) if r.last_sync else "never"
-        state = "" if r.state == "clean" else f"  [{r.state}: re-run index to finish]"
+        if r.state == "embedding":
+            left = (" (the server holding the index writes them; `codeseam index` finishes them)"
+                    if r.eta_seconds is None else f", about {r.eta_seconds:.0f}s left")
+            state = f"  [searchable; {r.vectors_pending} chunks wait for vectors{left}]"
+        else:
+            state = "" if r.state == "clean" else f"  [{r.state}: re-run index to finish]"
         out(f"  {r.repo_id:<20} {r.files:>6} files {r.chunks:>7} chunks  last sync {when}  {r.root}{state}")
         if r.freshness:
             out(f"  {'':<20} freshness: {r.freshness}" + (f" ({r.freshness_note})" if r.freshness_note else ""))
+        if r.vectors != "all":
+            out(f"  {'':<20} vectors: {r.vectors}" + (" (keyword-only)" if r.vectors == "none" else
+                                                      " (only source files are embedded)"))
 
 
 def is_tty() -> bool:

@@ -38,13 +38,19 @@ export async function runSearch() {
   renderResults(data, q);
   app.timings.push({ q, ms: performance.now() - started });
 }
+function partialText(p) {
+  if (!p || p.files_indexed < p.files_total) return "The index is still being built: these results may be incomplete.";
+  const left = p.eta_seconds === null || p.eta_seconds === undefined ? "" : `, about ${Math.ceil(p.eta_seconds)} s left`;
+  return `Every file is keyword-searchable; ${p.chunks_embedded} of ${p.chunks} chunks have their vectors${left}: ` +
+    "meaning-based matches join as they are written.";
+}
 function renderResults(data, q) {
   const hits = data.hits || [];
   app.total = data.total === undefined ? hits.length : data.total;
   const pages = Math.max(1, Math.ceil(app.total / PAGE_SIZE));
   if (state.page > pages && app.total) { state.page = pages; runSearch(); return; }
   const notes = [];
-  if (data.partial) notes.push(note("partial", "The index is still being built: these results may be incomplete.",
+  if (data.partial) notes.push(note("partial", partialText(data.progress),
                                     "search again when the indexing job has finished (Status)"));
   if (data.weak) notes.push(note("weak", "Nothing close to this query was found: the hits below are the nearest matches, not answers.",
                                  "try other words, a symbol name, or fewer filters"));

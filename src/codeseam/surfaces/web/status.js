@@ -29,18 +29,29 @@ function renderStatus(s) {
     el("td", { text: r.repo }), el("td", { class: "mono", text: r.root }), el("td", { class: "num", text: r.files }),
     el("td", { class: "num", text: r.chunks }),
     el("td", { text: Object.entries(r.languages || {}).map(([l, n]) => `${l} ${n}`).join(", ") }),
-    el("td", { text: r.state }), el("td", { text: r.last_sync ? new Date(r.last_sync).toLocaleString() : "never" })))
+    el("td", { text: repoState(r) }), el("td", { text: r.last_sync ? new Date(r.last_sync).toLocaleString() : "never" })))
     : [el("tr", {}, el("td", { colspan: "7", class: "hint", text: "Nothing is indexed yet: index a folder below." }))]));
   const jobs = [...(s.jobs || [])].reverse();
   $("jobs").replaceChildren(...(jobs.length ? jobs.map(renderJob) : [el("li", { class: "hint", text: "no indexing job since the server started" })]));
   $("allowed-roots").textContent = (s.allowed_roots || []).map((r) => `${r.path} (${r.from})`).join(", ") || "none";
 }
+function eta(seconds) {
+  return seconds === null || seconds === undefined ? "" : `, about ${Math.ceil(seconds)} s left`;
+}
+function repoState(r) {
+  const v = r.vectors || {};
+  const choice = v.choice && v.choice !== "all" ? ` (vectors: ${v.choice})` : "";
+  if (r.state === "embedding") return `searchable; ${v.pending || 0} chunks wait for vectors${eta(v.eta_seconds)}${choice}`;
+  return r.state + choice;
+}
 function renderJob(j) {
   const total = j.files_total === null || j.files_total === undefined ? null : j.files_total;
   const bar = el("progress", { max: String(Math.max(1, total || 1)) });
   if (total !== null) bar.value = j.state === "done" ? Math.max(1, total) : j.files_done; // indeterminate until known
-  const parts = [`${j.files_done}/${total === null ? "?" : total} files`, `${j.chunks_embedded} chunks embedded`,
-                 `${j.chunks_written} written`];
+  const parts = j.searchable && j.state === "running"
+    ? ["searchable", `${j.chunks_embedded} chunks embedded`, `${j.chunks_pending} waiting${eta(j.eta_seconds)}`]
+    : [`${j.files_done}/${total === null ? "?" : total} files`, `${j.chunks_embedded} chunks embedded`,
+       `${j.chunks_written} written`];
   const li = el("li", { class: "job " + j.state, id: "job-" + j.id, "data-state": j.state },
     el("span", { class: "state", text: j.state }), " ", el("span", { text: `${j.repo_id} (${j.id})` }),
     j.state === "running" ? bar : null,
