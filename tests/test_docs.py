@@ -5,6 +5,7 @@
   that command's options (a ``codeseam --flag`` one of the group's).
 - Every ``RAG_*`` variable is a real setting: ``RAG_`` + a ``Settings`` field upper-cased, or
   ``RAG_CONFIG`` (``RAG_LLM_*`` stands for the settings that start so).
+- docs/configuration.md names every setting.
 - Every relative link points to an existing file, and its ``#anchor`` to a heading there.
 - The README stays a user's README: at most 400 lines, no paths into a checkout's ``../shared``.
 """
@@ -175,6 +176,11 @@ def test_quoted_settings_exist(path):
 def test_relative_links_resolve(path):
     errors = link_errors(path, path.read_text(encoding="utf-8"))
     assert not errors, "\n".join(errors)
+
+
+def test_the_configuration_page_names_every_setting():
+    page = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    assert sorted(n for n in settings_names() if n not in page) == []
 
 
 def test_the_checks_see_what_the_docs_quote():
