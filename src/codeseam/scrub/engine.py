@@ -15,6 +15,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..records import Redaction
+from . import k8s
 from .formats import file_spans
 from .rules import RULES, Rule, Span
 
@@ -172,6 +173,9 @@ def candidates(text: str) -> list[Span]:
     """Every rule's candidate spans in ``text``, before overlaps are resolved (k8s.py scans a
     decoded Secret value with it)."""
     return _candidates(text)
+
+
+k8s.use_finder(candidates)  # the Secret check scans decoded values with every rule
 
 
 def _resolve(spans: list[Span]) -> list[Span]:

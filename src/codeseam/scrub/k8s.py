@@ -16,7 +16,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from .assign import secret_name, value_is_literal
 from .generic import _b64_text as b64_text
@@ -44,11 +44,21 @@ def _is_b64(value: str) -> bool:
     return len(value) >= 32
 
 
+# The engine's ``candidates`` (every rule over a text), registered by the engine when it is
+# imported (``use_finder``): the rules hold this module's check, so importing the engine from
+# here would make an import cycle (engine -> rules -> k8s -> engine).
+_finder: Callable[[str], list] | None = None
+
+
+def use_finder(find: Callable[[str], list]) -> None:
+    global _finder
+    _finder = find
+
+
 def _rules_find(plain: str) -> bool:
     """Does any scrub rule find something in ``plain`` (a decoded value)?"""
-    from .engine import candidates  # engine -> rules -> k8s: imported when first needed
-
-    return bool(plain) and len(plain) <= MAX_DECODED_SCAN and bool(candidates(plain))
+    assert _finder is not None, "codeseam.scrub's engine registers its finder when the package is imported"
+    return bool(plain) and len(plain) <= MAX_DECODED_SCAN and bool(_finder(plain))
 
 
 def secret_value(key: str, plain: str, encoded: bool) -> bool:
