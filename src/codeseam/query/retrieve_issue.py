@@ -110,11 +110,27 @@ def _dense(store, embedder, texts: Sequence[str], depth: int, filters) -> list:
     """Each passage's nearest chunks; per chunk its best similarity over the passages."""
     best: dict[str, object] = {}
     for t in texts:
-        for c in store.dense_search(embedder.embed_query(t), depth, filters):
+        for c in store.dense_search(embedder.embed_query(within_window(embedder, t)), depth, filters):
             had = best.get(c.id)
             if had is None or c.score > had.score:  # type: ignore[attr-defined]
                 best[c.id] = c
     return sorted(best.values(), key=lambda c: -c.score)[:depth]  # type: ignore[attr-defined]
+
+
+def within_window(embedder, text: str) -> str:
+    """``text`` cut (at a space) to what the model reads: a passage of code holds more word
+    pieces than its length in characters suggests, and a cut passage is no news to log."""
+    limit = getattr(embedder, "max_tokens", None)
+    for _ in range(4):
+        if not limit or len(text) <= limit:  # a token is at least one character
+            return text
+        n = embedder.count_tokens(text)
+        if n <= limit:
+            return text
+        keep = max(1, int(len(text) * limit / n * 0.95))
+        cut = text.rfind(" ", 0, keep)
+        text = text[:cut if cut > keep // 2 else keep]
+    return text
 
 
 def _evidence_text(issue: IssueText) -> str:
