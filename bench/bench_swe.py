@@ -15,6 +15,7 @@ Writes bench/results/swe-dev.md and swe-dev.json (summaries and per-instance ran
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -27,9 +28,26 @@ GOLDEN = Path(__file__).resolve().parents[2] / "shared" / "golden" / "swe-dev" /
 OLD_LIMIT = 2000
 
 
-def run_arm(arm: str, args, modes) -> object:
-    from codeseam.eval import swe
+@contextlib.contextmanager
+def plain_path():
+    """The path every query took before: no issue analysis, the old 2,000-character cut."""
     from codeseam.query import retrieve as retrieve_mod
+    from codeseam.query import search as search_mod
+
+    original = search_mod.search
+
+    def plain(store, embedder, s, query, filters, k, **kw):
+        return retrieve_mod.retrieve(store, embedder, s, query[:OLD_LIMIT], filters, k, **kw)
+
+    search_mod.search = plain
+    try:
+        yield
+    finally:
+        search_mod.search = original
+
+
+def run(args, modes) -> object:
+    from codeseam.eval import swe
     from codeseam.settings import load_settings
 
     settings = load_settings()
@@ -38,22 +56,9 @@ def run_arm(arm: str, args, modes) -> object:
     only = [r for r in (args.repos or "").split(",") if r]
     if args.smoke:
         only = ["psf__requests-863", "psf__requests-1963"]
-    if arm == "plain":  # the path every query took before: no issue analysis, the old 2,000-character cut
-        from codeseam.query import search as search_mod
-
-        original = search_mod.search
-
-        def plain(store, embedder, s, query, filters, k, **kw):
-            return retrieve_mod.retrieve(store, embedder, s, query[:OLD_LIMIT], filters, k, **kw)
-
-        search_mod.search = plain
-        try:
-            return swe.run_swe(args.golden, args.mirrors, modes=modes, settings=settings,
-                               cache_dir=Path(args.cache) / ("fake" if args.fake else "model"), only=only)
-        finally:
-            search_mod.search = original
     return swe.run_swe(args.golden, args.mirrors, modes=modes, settings=settings,
-                       cache_dir=Path(args.cache) / ("fake" if args.fake else "model"), only=only)
+                       cache_dir=Path(args.cache) / ("fake" if args.fake else "model"), only=only,
+                       arms={"issue path": contextlib.nullcontext, "one-line path": plain_path})
 
 
 def main() -> None:
@@ -71,20 +76,19 @@ def main() -> None:
     modes = ("bm25",) if args.smoke else tuple(m for m in args.modes.split(",") if m)
     if args.smoke:
         args.fake = True
-    arms = {arm: run_arm(arm, args, modes) for arm in ("issue", "plain")}
+    res = run(args, modes)
     lines = [f"# swe-dev: issue localization, the issue path against the one-line path ({stamp()})", "",
              f"commit {commit()}, load {load_avg()}, modes {', '.join(modes)}"
-             + (", fake vectors (bm25 rows only)" if args.fake else ", the bundled model"), ""]
-    for arm, res in arms.items():
-        lines += [f"## {arm}", "", swe.markdown(res).split("\n", 2)[2]]  # type: ignore[arg-type]
+             + (", fake vectors (bm25 rows only)" if args.fake else ", the bundled model")
+             + "; each instance's arms search the same index state", "",
+             swe.markdown(res).split("\n", 2)[2]]  # type: ignore[arg-type]
     text = "\n".join(lines)
     print(text)
     if not args.smoke:
         suffix = "-fake" if args.fake else ""
         (RESULTS / f"swe-dev{suffix}.md").write_text(text, encoding="utf-8")
         (RESULTS / f"swe-dev{suffix}.json").write_text(
-            json.dumps({arm: swe.to_json(res) for arm, res in arms.items()}, indent=1) + "\n",  # type: ignore[arg-type]
-            encoding="utf-8")
+            json.dumps(swe.to_json(res), indent=1) + "\n", encoding="utf-8")  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":

@@ -140,3 +140,17 @@ def test_rank_files_matches_a_brute_force_reference() -> None:
         for f in got:
             mine = sorted((s for p, s in ranked if p.path == f.path), reverse=True)
             assert [s.score for s in f.spans] == mine[:FILE_SPANS]
+
+
+def test_a_passage_is_cut_to_the_model_window_by_its_own_tokenizer(caplog) -> None:
+    from codeseam.embed.fake import FakeEmbedder
+    from codeseam.query.retrieve_issue import within_window
+
+    emb = FakeEmbedder(max_tokens=50)
+    code = "x = foo(a, b) + bar[c] * {d: e}; " * 40  # punctuation: many tokens per character
+    cut = within_window(emb, code)
+    assert emb.count_tokens(cut) <= 50 and code.startswith(cut.rstrip()) and len(cut) > 20
+    assert within_window(emb, "short words") == "short words"
+    with caplog.at_level("WARNING"):
+        emb.embed_query(cut)
+    assert "exceed" not in caplog.text  # nothing truncated, nothing logged

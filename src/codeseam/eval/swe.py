@@ -16,6 +16,7 @@ The file ranking is the search's own file list (``SearchRequest(files=True)``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import shutil
@@ -24,7 +25,8 @@ import subprocess
 import tarfile
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -213,8 +215,11 @@ def _quiet(event: str, **fields: Any) -> None:
 
 def run_swe(instances_path: str | Path, mirrors: str | Path, *, modes: Sequence[str] = ("hybrid", "bm25"),
             settings=None, cache_dir: str | Path | None = None, only: Sequence[str] = (),
-            progress: Progress | None = None) -> SweResult:
-    """Index each instance's base commit (incrementally, per repository) and localize it."""
+            progress: Progress | None = None,
+            arms: Mapping[str, Callable[[], AbstractContextManager[object]]] | None = None) -> SweResult:
+    """Index each instance's base commit (incrementally, per repository) and localize it.
+    ``arms`` (a benchmark's): name -> a context that changes how a search runs; every arm
+    searches each instance on the same index state, its outcomes labelled ``mode (arm)``."""
     from .. import api
     from ..interface import SearchRequest
     from ..settings import load_settings
@@ -228,7 +233,9 @@ def run_swe(instances_path: str | Path, mirrors: str | Path, *, modes: Sequence[
     cache = Path(cache_dir) if cache_dir else Path(tempfile.gettempdir()) / "codeseam-swe"
     base = settings or load_settings()
     settings = base.replace(data_dir=str(cache / "index"))
-    result = SweResult(str(instances_path), str(mirrors), str(cache), tuple(modes))
+    arms = arms or {"": contextlib.nullcontext}
+    labels = {(arm, mode): f"{mode} ({arm})" if arm else mode for arm in arms for mode in modes}
+    result = SweResult(str(instances_path), str(mirrors), str(cache), tuple(labels.values()))
     order = sorted(instances, key=lambda i: (i.repo, i.created_at, i.instance_id))
     with api.Index(settings, create=True) as idx:
         for inst in order:
@@ -243,13 +250,14 @@ def run_swe(instances_path: str | Path, mirrors: str | Path, *, modes: Sequence[
             report = idx.index(tree, repo_id=inst.repo_id)
             result.indexing.append({"instance": inst.instance_id, **stats, "seconds": time.perf_counter() - t0,
                                     "summary": report.summary()})
-            for mode in modes:
+            for (arm, mode), label in labels.items():
                 t1 = time.perf_counter()
-                res = idx.search(SearchRequest(inst.problem_statement, repo=inst.repo_id, k=HITS, mode=mode,
-                                               files=True))
+                with arms[arm]():
+                    res = idx.search(SearchRequest(inst.problem_statement, repo=inst.repo_id, k=HITS, mode=mode,
+                                                   files=True))
                 files = [f.path for f in (res.files or ())][:10]
                 result.outcomes.append(Outcome(
-                    inst.instance_id, inst.repo_id, mode, files,
+                    inst.instance_id, inst.repo_id, label, files,
                     [(h.path, h.start_line, h.end_line) for h in res.hits], inst.gold_files, inst.gold_functions,
                     len(inst.problem_statement), time.perf_counter() - t1))
             progress("query", variant=inst.instance_id, done=1, total=1)

@@ -31,6 +31,12 @@ from .pieces import as_piece, merge_pieces
 FRAME_WEIGHT = 1.0  # a frame's chunk gains FRAME_WEIGHT * U / (1 + i) for the i-th frame, innermost first
 MAX_FRAMES = 8
 NAMES = 8  # the issue's most mentioned code names looked up as declarations
+# An issue describes a behaviour (what goes wrong: ``intent.intent`` says so of all 21 swe-dev
+# issues): its hits are ranked as a behaviour's (routines before module, header and class
+# chunks; a file's later chunks not pushed down), and its files as a topic's (the file-level
+# levers: a file with several good candidates is likelier the one to open)
+INTENT = "behaviour"
+FILE_INTENT = "topic"
 
 
 def retrieve_issue(store, embedder, settings, query: str, filters, k: int, *, mode: str = "hybrid", lock=None,
@@ -59,11 +65,35 @@ def retrieve_issue(store, embedder, settings, query: str, filters, k: int, *, mo
     score0, counts = base._evidence(best, null, counts)
     if is_weak(score0, far_threshold(settings, embedder.id)) and options.weak_dense_weight is not None:
         settings = settings.replace(dense_weight=options.weak_dense_weight)
-    ranked = [(as_piece(c), s) for c, s in base._rank(dense, sparse, mode, settings)]
-    ranked = _frame_evidence(ranked, framed, mode, settings)
-    info = QueryInfo(issue.title, False, issue.identifiers[:NAMES], _title_words(issue.title), "topic",
+    fused = _frame_evidence([(as_piece(c), s) for c, s in base._rank(dense, sparse, mode, settings)], framed, mode,
+                            settings)
+    kept = _ranked(fused, issue, INTENT, mode, settings, options)
+    agree = agreement(((c.repo_id, c.path) for c in dense), ((c.repo_id, c.path) for c in sparse))
+    score = covered_score(score0, list(counts), (p.path + "\n" + p.text for p, _ in kept[:COVERAGE_TOP]),
+                          embedder.id, agree=agree)
+    weak = is_weak(score, weak_threshold(settings, embedder.id, language(issue.title or query[:400])))
+    if best is None and mode != "dense":  # no vector in scope (keyword-only, or not embedded yet)
+        weak = lexical_weak(words, (p.path + "\n" + p.text for p, _ in kept[:COVERAGE_TOP]))
+    ranked_files = None
+    if files:
+        from .files import rank_files
+
+        ranked_files = rank_files(_ranked(fused, issue, FILE_INTENT, mode, settings, options), k)
+    if options.expand:
+        kept = base._expand(kept, store, lock, max(options.expand_head or 0, k))
+    hits = tuple(Hit(c.repo, c.path, c.symbol, c.kind, c.language, c.start_line, c.end_line, float(s), c.text, c.role)
+                 for c, s in kept[:k])
+    signals = tuple(name for name, found in (("dense", dense), ("bm25", sparse)) if found)
+    return SearchResult(query=query, weak=weak, hits=hits, best_similarity=best, evidence=score, signals=signals,
+                        files=ranked_files)
+
+
+def _ranked(fused: list, issue: IssueText, intent: str, mode: str, settings, options: base.RetrieveOptions) -> list:
+    """The fused candidates through the priors and the stack as a query of ``intent`` would go,
+    merged and de-duplicated (saturated when that intent spreads a list over files)."""
+    info = QueryInfo(issue.title, False, issue.identifiers[:NAMES], _title_words(issue.title), intent,
                      issue.files, "")
-    ranked = base._priors(ranked, "", mode, settings, options, (), (), info.intent)
+    ranked = base._priors(fused, "", mode, settings, options, (), (), info.intent)
     spread = base._spreads(info, options)
     ranked = base._stack(ranked, info, options, spread)
     if options.merge:
@@ -73,33 +103,34 @@ def retrieve_issue(store, embedder, settings, query: str, filters, k: int, *, mo
         from . import stack
 
         kept = stack.saturate(kept, lambda p: p.path, decay=options.saturation, free=options.saturation_free)
-    agree = agreement(((c.repo_id, c.path) for c in dense), ((c.repo_id, c.path) for c in sparse))
-    score = covered_score(score0, list(counts), (p.path + "\n" + p.text for p, _ in kept[:COVERAGE_TOP]),
-                          embedder.id, agree=agree)
-    weak = is_weak(score, weak_threshold(settings, embedder.id, language(issue.title or query[:400])))
-    if best is None and mode != "dense":  # no vector in scope (keyword-only, or not embedded yet)
-        weak = lexical_weak(words, (p.path + "\n" + p.text for p, _ in kept[:COVERAGE_TOP]))
-    candidates = list(kept)
-    if options.expand:
-        kept = base._expand(kept, store, lock, max(options.expand_head or 0, k))
-    hits = tuple(Hit(c.repo, c.path, c.symbol, c.kind, c.language, c.start_line, c.end_line, float(s), c.text, c.role)
-                 for c, s in kept[:k])
-    signals = tuple(name for name, found in (("dense", dense), ("bm25", sparse)) if found)
-    from .files import rank_files
-
-    return SearchResult(query=query, weak=weak, hits=hits, best_similarity=best, evidence=score, signals=signals,
-                        files=rank_files(candidates, k) if files else None)
+    return kept
 
 
 def _dense(store, embedder, texts: Sequence[str], depth: int, filters) -> list:
     """Each passage's nearest chunks; per chunk its best similarity over the passages."""
     best: dict[str, object] = {}
     for t in texts:
-        for c in store.dense_search(embedder.embed_query(t), depth, filters):
+        for c in store.dense_search(embedder.embed_query(within_window(embedder, t)), depth, filters):
             had = best.get(c.id)
             if had is None or c.score > had.score:  # type: ignore[attr-defined]
                 best[c.id] = c
     return sorted(best.values(), key=lambda c: -c.score)[:depth]  # type: ignore[attr-defined]
+
+
+def within_window(embedder, text: str) -> str:
+    """``text`` cut (at a space) to what the model reads: a passage of code holds more word
+    pieces than its length in characters suggests, and a cut passage is no news to log."""
+    limit = getattr(embedder, "max_tokens", None)
+    for _ in range(4):
+        if not limit or len(text) <= limit:  # a token is at least one character
+            return text
+        n = embedder.count_tokens(text)
+        if n <= limit:
+            return text
+        keep = max(1, int(len(text) * limit / n * 0.95))
+        cut = text.rfind(" ", 0, keep)
+        text = text[:cut if cut > keep // 2 else keep]
+    return text
 
 
 def _evidence_text(issue: IssueText) -> str:
