@@ -9,7 +9,7 @@ of its raw text:
   per chunk, its best similarity over them: the part that names the failing routine is read even
   when it comes after the first 256 word pieces;
 - traceback frames in files the index holds are direct evidence (``FRAME_WEIGHT``): the chunk
-  that holds the frame's line, or its routine, gains a bonus, innermost frames the most;
+  that holds the frame's line, or its routine, gains a bonus (less in vendored code or tests);
 - file names the issue says (``fitsrec.py``) are the lever ``file_names`` of the stack;
 - no role is asked for in words: "test", "docs" and "fixture" are an issue's vocabulary, not a
   request for tests (``--role`` still filters).
@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Sequence
 
+from . import rank
 from . import retrieve as base
 from .analysis import QueryInfo
 from .evidence import COVERAGE_TOP, agreement, covered_score, far_threshold, is_weak, lexical_weak, weak_threshold
@@ -28,7 +29,7 @@ from .intent import language
 from .issue import IssueText, bm25_text, parse_issue, passages, resolve_frames
 from .pieces import as_piece, merge_pieces
 
-FRAME_WEIGHT = 1.0  # a frame's chunk gains FRAME_WEIGHT * U / (1 + i) for the i-th frame, innermost first
+FRAME_WEIGHT = 1.0  # a frame's chunk gains FRAME_WEIGHT * U (times its role's weight)
 MAX_FRAMES = 8
 NAMES = 8  # the issue's most mentioned code names looked up as declarations
 # An issue describes a behaviour (what goes wrong: ``intent.intent`` says so of all 21 swe-dev
@@ -172,15 +173,17 @@ def _frame_chunks(store, issue: IssueText, repos: Sequence[str]) -> list:
 
 
 def _frame_evidence(ranked: list, framed: list, mode: str, settings) -> list:
-    """Each frame chunk gains ``FRAME_WEIGHT * U / (1 + i)`` (``U``: a first place in one list)."""
+    """Each frame chunk gains ``FRAME_WEIGHT * U`` times its file role's weight (``U``: a first place
+    in one list): a frame in vendored code (``requests/packages/urllib3``) or a test says less
+    about where the project's fix goes than a frame in its source."""
     if not framed:
         return ranked
     if mode != "hybrid":
         ranked = [(p, 1.0 / (settings.rrf_k + i)) for i, (p, _) in enumerate(ranked, 1)]
     unit = 1.0 if mode == "hybrid" and settings.fusion == "weighted" else 1.0 / (settings.rrf_k + 1)
     bonus: dict[tuple[str, str, int], float] = {}
-    for i, c in enumerate(framed):
-        bonus.setdefault((c.repo_id, c.path, c.start_line), FRAME_WEIGHT * unit / (1 + i))
+    for c in framed:  # the project's own frames alike: the fix may be in any of them
+        bonus.setdefault((c.repo_id, c.path, c.start_line), FRAME_WEIGHT * unit * rank.ROLE_WEIGHTS.get(c.role, 1.0))
     have = {(p.repo, p.path, p.start_line) for p, _ in ranked}
     ranked = ranked + [(as_piece(c), 0.0) for c in framed if (c.repo_id, c.path, c.start_line) not in have]
     return sorted(((p, s + bonus.get((p.repo, p.path, p.start_line), 0.0)) for p, s in ranked),
