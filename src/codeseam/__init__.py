@@ -22,8 +22,12 @@ __all__ = [*_API, "__version__"]
 
 
 def __getattr__(name: str) -> Any:
-    if name in _API:
+    if name == "open_index":
         from . import api
 
-        return getattr(api, name)
+        return api.open_index
+    if name in _API:  # on the index wherever it is held: through the CLI's keep-alive server, say
+        from .owner import library
+
+        return getattr(library, name)
     raise AttributeError(f"module 'codeseam' has no attribute {name!r}")

@@ -25,17 +25,17 @@ RETRIES = 2  # a server that went away (idle exit) between finding it and asking
 EMBEDS = frozenset({"search", "ask", "index"})  # ops that load the model: it warms while the index opens
 
 
-def call(op: str, *args: Any, settings: Settings, rebuild: bool = False, **kwargs: Any) -> Any:
+def call(op: str, *args: Any, settings: Settings, rebuild: bool = False, start: bool = True, **kwargs: Any) -> Any:
     """``<index>.op(*args, **kwargs)`` on the index that holds this one's data: through the server
-    that holds it when there is one, starting a keep-alive server when allowed (see the package
-    docstring), else opened here. ``rebuild`` (``op == "index"``) drops the whole index first,
-    which only this process may do: a keep-alive server is stopped for it, a ``codeseam serve``
-    is an error."""
+    that holds it when there is one, starting a keep-alive server when allowed and ``start`` (the
+    CLI; the library reaches a running one but starts none: see the package docstring), else
+    opened here. ``rebuild`` (``op == "index"``) drops the whole index first, which only this
+    process may do: a keep-alive server is stopped for it, a ``codeseam serve`` is an error."""
     for attempt in range(RETRIES + 1):
         info = live_server(settings)
         if info is not None and info.keepalive:
             info = keepalive.fit(settings, info, "rebuild" if rebuild else op)
-        if info is None and keepalive.wanted(settings, "rebuild" if rebuild else op):
+        if info is None and start and keepalive.wanted(settings, "rebuild" if rebuild else op):
             info, why = keepalive.ensure(settings)
             if why:
                 keepalive.say(f"codeseam: the keep-alive server did not start ({why}); opening the index directly")
@@ -50,7 +50,8 @@ def call(op: str, *args: Any, settings: Settings, rebuild: bool = False, **kwarg
                     raise mcp_busy_error(settings, info) from None
         if rebuild:
             raise IndexBusyError(f"--rebuild drops the whole index, which the server at {info.url} (pid "
-                                 f"{info.pid}) holds", hint=f"stop the server (`kill {info.pid}`), then rebuild")
+                                 f"{info.pid}) holds", hint="stop the server (`codeseam stop`, or end "
+                                                            "`codeseam serve`), then rebuild")
         log.info("the index is held by the server at %s (pid %d): going through it", info.where, info.pid)
         try:
             with RemoteIndex(info, settings) as remote:

@@ -87,8 +87,10 @@ def busy_error(db_path: Path, holder: dict | None) -> IndexBusyError:
         if pid == os.getpid():
             what, stop = f"this process (opened {since})", "close the store this process already holds"
         else:
-            what = f"process {pid} (`{holder.get('command') or '?'}`, since {since})"
-            stop = f"wait for it to finish or stop it (`kill {pid}`)"
+            command = holder.get("command") or "?"
+            what = f"process {pid} (`{command}`, since {since})"
+            stop = ("stop it with `codeseam stop` (the CLI's keep-alive server)" if "--keepalive" in command
+                    else f"wait for it to finish or stop it (`kill {pid}`)")
     else:
         what = "another process"
         stop = "wait for it to finish or stop it"
