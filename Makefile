@@ -1,9 +1,12 @@
 # codeseam — two commands on a fresh machine:
-#   make demo   set up a venv, install, index this repository, run a sample search
-#   make test   set up (if needed) and run the test suite
+#   make demo   install codeseam into its own lean venv (no torch), index this repository's
+#               source, search it at once, and show the vectors arriving behind
+#   make test   set up the test stack (if needed) and run the test suite
 PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+DEMO_VENV ?= .venv-demo
+DEMO := RAG_DATA_DIR=$(CURDIR)/.codeseam-demo $(DEMO_VENV)/bin/codeseam
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
@@ -26,10 +29,24 @@ test: setup
 test-fast: setup
 	$(BIN)/pytest -q -m "not slow and not integration"
 
-demo: setup
-	RAG_DATA_DIR=$(CURDIR)/.codeseam-demo $(BIN)/codeseam index . --repo-id codeseam
-	RAG_DATA_DIR=$(CURDIR)/.codeseam-demo $(BIN)/codeseam search "where are secrets redacted before storage" --path "src/**" -k 5
-	RAG_DATA_DIR=$(CURDIR)/.codeseam-demo $(BIN)/codeseam status
+# the demo's venv is what a user installs (`pip install .`: no torch, no test tools)
+$(DEMO_VENV)/bin/codeseam: pyproject.toml
+	$(PY) -m venv $(DEMO_VENV)
+	$(DEMO_VENV)/bin/pip install -q --upgrade "pip>=24"
+	$(DEMO_VENV)/bin/pip install -q .
+	@touch $@
+
+demo: $(DEMO_VENV)/bin/codeseam
+	@echo "== codeseam index src: returns once every file is searchable by keyword"
+	$(DEMO) index src --repo-id codeseam
+	@echo "== a search right away (keyword hits now; dense hits join as the vectors arrive)"
+	$(DEMO) search "where are secrets redacted before storage" -k 5
+	@echo "== the vectors arriving, written by the background server that holds the index"
+	@for i in 1 2 3; do sleep 10; $(DEMO) status | grep -i -E "vector|chunks" | head -2; done
+	@echo "== done. Run codeseam yourself on the demo's index:"
+	@echo "   RAG_DATA_DIR=$(CURDIR)/.codeseam-demo $(DEMO_VENV)/bin/codeseam search \"your question\""
+	@echo "   (or: source $(DEMO_VENV)/bin/activate; the index is in ./.codeseam-demo;"
+	@echo "    the background server stops by itself when idle, or with: codeseam stop)"
 
 clean:
-	rm -rf $(VENV) .codeseam-demo .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) $(DEMO_VENV) .codeseam-demo .pytest_cache .ruff_cache .mypy_cache
