@@ -124,6 +124,11 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         sys.exit(130)
+    except click.UsageError as exc:  # one line and a hint, like every other error (not click's block)
+        command = exc.ctx.command_path if exc.ctx is not None else "codeseam"
+        click.echo(f"error: {exc.format_message()}", err=True)
+        click.echo(f"hint: `{command} --help` lists its arguments and options", err=True)
+        sys.exit(exc.exit_code)
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
