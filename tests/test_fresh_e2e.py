@@ -57,7 +57,9 @@ def test_check_mode_flags_and_writes_nothing(tmp_path):
         by_path = {h["path"]: h for h in result["hits"]}
         assert by_path["pkg/other.py"]["stale"] and "deleted" in by_path["pkg/other.py"]["note"]
         assert by_path["pkg/vocab.py"]["stale"]
-        assert any("not in the index yet (freshness is check" in n for n in result["notes"])
+        # the note names the changed paths (it said "2 changed paths" and no more)
+        assert any("not in the index yet: pkg/other.py, pkg/vocab.py (freshness is check" in n
+                   for n in result["notes"]), result["notes"]
         assert ix.inspect("proj") == before  # nothing written
 
 

@@ -243,7 +243,7 @@ class Refresher:
             n = "all" if st.full else str(len(st.dirty))
             why = ("freshness is check: nothing is written" if self.settings.freshness == "check"
                    else "not synced within the query's budget; hits are checked against the files")
-            return [f"{st.repo_id}: {n} changed paths not in the index yet ({why})"]
+            return [f"{st.repo_id}: {n} changed paths not in the index yet{_named(st)} ({why})"]
         return []
 
     # -- syncing ------------------------------------------------------------------------------
@@ -366,3 +366,19 @@ class Refresher:
             self._catchup.join(timeout)
         with self.changed:
             self.changed.notify_all()
+
+
+NAMED = 3  # a note names this many of the changed paths
+
+
+def _named(st: RepoFresh) -> str:
+    """``: a.py, b/c.py and 4 more`` for the changed paths of ``st`` (none for a whole resync)."""
+    if st.full or not st.dirty:
+        return ""
+    from ..indexing.names import redacted_names
+
+    paths = sorted(st.dirty)
+    shown = paths[:NAMED]
+    redacted = redacted_names(shown)  # a name shaped like a secret is shown redacted, as everywhere
+    more = f" and {len(paths) - NAMED} more" if len(paths) > NAMED else ""
+    return ": " + ", ".join(redacted.get(p, p) for p in shown) + more
