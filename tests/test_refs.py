@@ -148,6 +148,21 @@ def test_one_rule_for_every_grammar(language: str) -> None:
     assert triples(text, language, "parse", path) == expected
 
 
+def test_a_module_or_class_constant_is_defined_where_it_is_assigned() -> None:
+    """``DEFAULT_TIMEOUT_CONFIG = Timeout(5)`` was labelled a use: its definition was nowhere."""
+    src = ("DEFAULT_TIMEOUT_CONFIG = Timeout(5)\nLIMIT: int = 3\n\n\nclass Client:\n    RETRIES = 2\n\n"
+           "    def send(self, timeout=DEFAULT_TIMEOUT_CONFIG):\n        RETRIES = 5\n        return RETRIES\n\n\n"
+           "DEFAULT_TIMEOUT_CONFIG.x = 1\n")
+    kinds = {n: [(o.line, o.kind, o.symbol) for o in find_occurrences(src, "python", n, path="c.py")]
+             for n in ("DEFAULT_TIMEOUT_CONFIG", "LIMIT", "RETRIES")}
+    assert kinds["DEFAULT_TIMEOUT_CONFIG"] == [(1, "def", "DEFAULT_TIMEOUT_CONFIG"), (8, "use", "Client.send"),
+                                             (13, "use", "")]  # an attribute set on it is a use
+    assert kinds["LIMIT"] == [(2, "def", "LIMIT")]
+    assert kinds["RETRIES"] == [(6, "def", "Client.RETRIES"), (9, "use", "Client.send"), (10, "use", "Client.send")]
+    ruby = find_occurrences("MAX_SIZE = 10\n\ndef grow(n)\n  n * MAX_SIZE\nend\n", "ruby", "MAX_SIZE", path="g.rb")
+    assert [(o.line, o.kind) for o in ruby] == [(1, "def"), (4, "use")]
+
+
 def test_qualified_names() -> None:
     # the definition by its symbol path; a use only where the qualifier stands before it
     assert triples(PY, "python", "Server.get") == [(10, "def", "Server.get"), (18, "call", "other")]

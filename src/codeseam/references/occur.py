@@ -258,6 +258,8 @@ def _classify(leaf: Any, scope: _Scope | None, walker: _Walker, last: str) -> tu
     if scope is not None and scope.short == last and walker.name_byte(scope, last) == leaf.start_byte:
         return "def", scope.path, scope.kind, scope.node
     decl = _declaration(leaf)
+    if decl is None and (scope is None or scope.kind == "class"):
+        decl = _assignment(leaf)  # a module's or a class's constant: DEFAULT_TIMEOUT = Timeout(5)
     if decl is not None:
         path = f"{scope.path}.{last}" if scope is not None else last
         return "def", path, "declaration", decl
@@ -292,6 +294,16 @@ def _declaration(leaf: Any) -> Any | None:
             break
         cur, node = node, node.parent
     return match
+
+
+def _assignment(leaf: Any) -> Any | None:
+    """The assignment whose target (its ``left`` field) is ``leaf`` itself (``X = ...``,
+    ``X: int = ...``), as its statement: at module or class level (the caller checks the scope)
+    such a name is defined there (Python, Ruby, ...; ``const``/``var`` are declarations)."""
+    node = leaf.parent
+    if node is None or "assignment" not in node.type or not _same(node.child_by_field_name("left"), leaf):
+        return None
+    return node.parent if node.parent is not None and node.parent.type == "expression_statement" else node
 
 
 def _in_import(leaf: Any) -> Any | None:
