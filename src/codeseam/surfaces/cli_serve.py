@@ -4,6 +4,7 @@ live in mcp.py and http.py; the CLI's keep-alive server in owner/keepalive.py)."
 from __future__ import annotations
 
 import os
+import signal
 import threading
 
 import click
@@ -68,6 +69,9 @@ def serve_cmd(host: str, port: int, allow_remote: bool, token: str | None, idle_
                    "Ctrl-C stops", err=True)
         if holder.run(idle_exit=idle_exit):
             click.echo(idle_note(idle_exit), err=True)
+    if holder.stopped_by == signal.SIGINT:  # Ctrl-C is how a served index is meant to stop: exit 0
+        click.echo("codeseam: stopped; the index is closed", err=True)
+        return
     holder.reraise()
 
 
